@@ -1,0 +1,52 @@
+#include <iostream>
+
+#include <pqxx/connection>
+#include <pqxx/transaction>
+
+#include "app/commands.h"
+#include "checks/query_entry.h"
+#include "db/savepoint.h"
+#include "db/conninfo.h"
+
+namespace seatwatch::app {
+
+int CheckConfigCommand(const config::Config& config) {
+  std::cout << config.path << ": syntax and values OK (" << config.queries.size()
+            << " query entries)\n";
+  db::SessionSettings settings;
+  settings.application_name = config.database.application_name;
+  settings.connect_timeout = config.database.connect_timeout;
+  settings.statement_timeout = config.database.statement_timeout;
+  settings.lock_timeout = config.database.lock_timeout;
+  std::unique_ptr<pqxx::connection> connection;
+  try {
+    connection = std::make_unique<pqxx::connection>(db::BuildConninfo(config.database.dsn, settings));
+  } catch (const std::exception& e) {
+    std::cout << "database " << db::MaskDsn(config.database.dsn)
+              << " not reachable; query columns not verified: " << e.what() << "\n";
+    return 0;
+  }
+  int problems = 0;
+  pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(*connection, "seatwatch_verify");
+  for (const auto& entry : config.queries) {
+    try {
+      db::Savepoint savepoint(tx, "seatwatch_verify");
+      checks::VerifyEntryColumns(tx, entry);
+      savepoint.Release();
+    } catch (const checks::EntryMismatch& e) {
+      std::cerr << "seatwatch: " << e.what() << "\n";
+      ++problems;
+    } catch (const std::exception& e) {
+      const char* section =
+          entry.kind == config::QueryConfig::Kind::kInvariant ? "invariant" : "metric";
+      std::cerr << "seatwatch: " << entry.KeyLocation("sql").Describe(std::string(section) + ".sql")
+                << ": " << entry.sql_path << ": " << e.what() << "\n";
+      ++problems;
+    }
+  }
+  if (problems > 0) return 2;
+  std::cout << "every query runs and returns its configured columns\n";
+  return 0;
+}
+
+}  // namespace seatwatch::app

@@ -1,0 +1,84 @@
+#include <csignal>
+#include <thread>
+
+#include "app/commands.h"
+#include "checks/registry.h"
+#include "config/load.h"
+#include "config/overrides.h"
+#include "http/handlers.h"
+#include "http/server.h"
+#include "metrics/snapshot.h"
+#include "poll/poller.h"
+#include "util/log.h"
+
+namespace seatwatch::app {
+
+namespace {
+
+constexpr int kHttpThreads = 8;
+
+// Reloads the file; a bad new config is logged and the running one kept.
+std::optional<config::Config> TryReload(const std::string& path, const std::string& listen_override) {
+  try {
+    config::Config fresh = config::LoadConfig(path);
+    config::ApplyEnvironment(fresh, config::ProcessEnvironment());
+    if (!listen_override.empty()) fresh.http.listen = listen_override;
+    return fresh;
+  } catch (const std::exception& e) {
+    log::Error("reload failed; keeping the running configuration", {{"error", e.what()}});
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+int DaemonCommand(config::Config config, const std::string& config_path,
+                  const std::string& listen_override, const std::string& version) {
+  // Signals are taken by sigwait on this thread only: every thread started
+  // below inherits the blocked mask, so no handler runs in the middle of a
+  // poll or a request.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  metrics::SnapshotStore store;
+  poll::Poller poller(config, checks::BuildChecks(config), store, version);
+
+  http::Server server(config.http.listen, kHttpThreads);
+  http::RegisterHandlers(server, store, {});
+  try {
+    server.Start();
+  } catch (const std::exception& e) {
+    log::Error("cannot start http server", {{"error", e.what()}});
+    return 1;
+  }
+
+  std::thread poller_thread([&poller] { poller.Run(); });
+  log::Info("seatwatch started", {{"version", version}, {"config", config_path}});
+
+  while (true) {
+    int signal = 0;
+    if (sigwait(&signals, &signal) != 0) continue;
+    if (signal == SIGHUP) {
+      log::Info("SIGHUP: reloading configuration", {{"config", config_path}});
+      if (auto fresh = TryReload(config_path, listen_override)) {
+        log::SetLevel(log::ParseLevel(fresh->log_level));
+        auto checks = checks::BuildChecks(*fresh);
+        poller.Reload(std::move(*fresh), std::move(checks));
+      }
+      continue;
+    }
+    log::Info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    break;
+  }
+  poller.Stop();
+  poller_thread.join();
+  server.Stop();
+  log::Info("seatwatch stopped");
+  return 0;
+}
+
+}  // namespace seatwatch::app

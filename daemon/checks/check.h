@@ -1,0 +1,46 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pqxx/transaction_base>
+
+#include "checks/check_output.h"
+#include "db/query_cache.h"
+
+namespace seatwatch::checks {
+
+using Millis = std::chrono::milliseconds;
+
+struct CheckContext {
+  pqxx::transaction_base& tx;
+  db::QueryCache& queries;
+  std::chrono::system_clock::time_point now;
+};
+
+// One kind of check. The poller owns the instances and runs them on its one
+// thread, so a check may keep state between runs (counters, episodes) without
+// locking. Run() throws on failure; the poller counts and logs it.
+class Check {
+ public:
+  virtual ~Check() = default;
+
+  virtual const std::string& name() const = 0;
+  virtual Millis interval() const = 0;
+
+  // Checks that judge data (invariants, inventory) share one REPEATABLE READ
+  // READ ONLY transaction per poll so that they see one snapshot. A check that
+  // returns false gets a short READ COMMITTED READ ONLY transaction of its own.
+  virtual bool shares_snapshot() const { return true; }
+  // A statement_timeout for that own transaction; nullopt keeps the session's.
+  virtual std::optional<Millis> statement_timeout() const { return std::nullopt; }
+
+  // The invariants this check judges (for status "unknown" while it fails).
+  virtual std::vector<std::string> invariants() const { return {}; }
+
+  virtual CheckOutput Run(CheckContext& context) = 0;
+};
+
+}  // namespace seatwatch::checks

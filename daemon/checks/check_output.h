@@ -1,0 +1,57 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <prometheus/metric_family.h>
+
+namespace seatwatch::checks {
+
+using Label = prometheus::ClientMetric::Label;
+
+// One offending row of an invariant: its label columns and its count.
+struct Violation {
+  std::vector<Label> labels;
+  double value = 0;
+};
+
+// The first offending rows from an invariant's detail_sql, as text.
+struct DetailRows {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  std::string error;  // set when the detail query itself failed
+};
+
+struct InvariantResult {
+  std::string name;
+  std::string check;
+  std::string help;
+  std::vector<Violation> violations;
+  std::optional<DetailRows> detail;  // only when violated and a detail_sql exists
+
+  bool ok() const {
+    for (const auto& v : violations) {
+      if (v.value != 0) return false;
+    }
+    return true;
+  }
+  double total() const {
+    double sum = 0;
+    for (const auto& v : violations) sum += v.value;
+    return sum;
+  }
+};
+
+// What one successful run of a check produced. Immutable once published.
+struct CheckOutput {
+  std::vector<prometheus::MetricFamily> families;
+  std::vector<InvariantResult> invariants;
+  // Named JSON documents served under /api/<name> (e.g. "locks").
+  std::map<std::string, std::string> documents;
+  // Extra human-readable text for the --once report.
+  std::string report;
+};
+
+}  // namespace seatwatch::checks

@@ -1,0 +1,79 @@
+#include "checks/invariant_check.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <pqxx/prepared_statement>
+#include <pqxx/result>
+
+#include "checks/query_entry.h"
+#include "db/savepoint.h"
+#include "metrics/row_mapping.h"
+#include "util/log.h"
+
+namespace seatwatch::checks {
+
+size_t CountParameters(const std::string& sql) {
+  size_t highest = 0;
+  for (size_t i = 0; i + 1 < sql.size(); ++i) {
+    if (sql[i] != '$' || !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) continue;
+    size_t n = 0;
+    size_t j = i + 1;
+    while (j < sql.size() && std::isdigit(static_cast<unsigned char>(sql[j]))) {
+      n = n * 10 + static_cast<size_t>(sql[j] - '0');
+      ++j;
+    }
+    highest = std::max(highest, n);
+    i = j - 1;
+  }
+  return highest;
+}
+
+InvariantCheck::InvariantCheck(config::QueryConfig entry, Millis interval)
+    : entry_(std::move(entry)), interval_(interval) {}
+
+DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string& sql) const {
+  DetailRows detail;
+  std::vector<std::string> params(entry_.params.begin(),
+                                  entry_.params.begin() +
+                                      std::min(entry_.params.size(), CountParameters(sql)));
+  std::string limited = "SELECT * FROM (\n" + sql + "\n) AS seatwatch_detail LIMIT " +
+                        std::to_string(kDetailRows);
+  // A savepoint, so a failing detail query costs only its own rows and not
+  // the verdict already reached.
+  try {
+    db::Savepoint savepoint(context.tx, "seatwatch_detail");
+    db::Rows rows = db::ToRows(
+        context.tx.exec_params(limited, pqxx::prepare::make_dynamic_params(params)));
+    savepoint.Release();
+    detail.columns = std::move(rows.columns);
+    detail.rows = std::move(rows.values);
+  } catch (const pqxx::broken_connection&) {
+    throw;
+  } catch (const std::exception& e) {
+    detail.error = e.what();
+    log::Warn("detail query failed", {{"check", entry_.name}, {"error", e.what()}});
+  }
+  return detail;
+}
+
+CheckOutput InvariantCheck::Run(CheckContext& context) {
+  BoundRows bound = FetchEntryRows(context, entry_);
+  auto grouped = metrics::RowsToViolations(*bound.rows, bound.binding, entry_.invariants);
+  CheckOutput output;
+  for (const auto& name : entry_.invariants) {
+    InvariantResult result;
+    result.name = name;
+    result.check = entry_.name;
+    result.help = entry_.help;
+    result.violations = std::move(grouped[name]);
+    if (!result.ok()) {
+      auto detail = entry_.detail_sql.find(name);
+      if (detail != entry_.detail_sql.end()) result.detail = FetchDetail(context, detail->second);
+    }
+    output.invariants.push_back(std::move(result));
+  }
+  return output;
+}
+
+}  // namespace seatwatch::checks

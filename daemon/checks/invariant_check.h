@@ -1,0 +1,33 @@
+#pragma once
+
+#include "checks/check.h"
+#include "config/config.h"
+
+namespace seatwatch::checks {
+
+// An [[invariant]] entry: one query judging one invariant, or, with
+// invariant_column, one pass that judges several. When an invariant is
+// violated its detail_sql (if any) fetches the first offending rows in the
+// same snapshot. Runs on the poller thread only.
+class InvariantCheck : public Check {
+ public:
+  static constexpr int kDetailRows = 20;
+
+  InvariantCheck(config::QueryConfig entry, Millis interval);
+
+  const std::string& name() const override { return entry_.name; }
+  Millis interval() const override { return interval_; }
+  std::vector<std::string> invariants() const override { return entry_.invariants; }
+  CheckOutput Run(CheckContext& context) override;
+
+ private:
+  DetailRows FetchDetail(CheckContext& context, const std::string& sql) const;
+
+  config::QueryConfig entry_;
+  Millis interval_;
+};
+
+// How many leading parameters a query uses: the highest $N in its text.
+size_t CountParameters(const std::string& sql);
+
+}  // namespace seatwatch::checks

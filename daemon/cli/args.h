@@ -1,0 +1,30 @@
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace seatwatch::cli {
+
+struct Args {
+  std::optional<std::string> config_path;
+  bool check_config = false;
+  bool once = false;
+  std::optional<std::string> listen;
+  std::optional<std::string> log_level;
+  bool version = false;
+  bool help = false;
+};
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Accepts "--flag value" and "--flag=value". Throws UsageError.
+Args ParseArgs(const std::vector<std::string>& argv);
+
+std::string UsageText();
+
+}  // namespace seatwatch::cli

@@ -1,0 +1,115 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace seatwatch::config {
+
+using Millis = std::chrono::milliseconds;
+using namespace std::chrono_literals;
+
+// Where a key was written, so that errors found after parsing (a column the
+// query does not return) still name file, line and key.
+struct Location {
+  std::string file;
+  int line = 0;
+  int column = 0;
+
+  std::string Describe(const std::string& key) const;
+};
+
+struct DatabaseConfig {
+  std::string dsn = "postgresql:///booking";
+  std::string application_name = "seatwatch";
+  Millis connect_timeout = 5s;
+  Millis statement_timeout = 5s;
+  Millis lock_timeout = 100ms;
+  Millis reconnect_max_backoff = 10s;
+};
+
+struct HttpConfig {
+  std::string listen = "127.0.0.1:9646";
+};
+
+struct PollConfig {
+  Millis interval = 10s;
+};
+
+// One [[invariant]] or [[metric]] entry: a SQL file whose rows become samples.
+struct QueryConfig {
+  enum class Kind { kInvariant, kMetric };
+  Kind kind = Kind::kInvariant;
+  std::string name;
+  std::string help;
+  std::string sql_path;  // resolved against the config file's folder
+  std::string sql;       // the file's text, trailing semicolons removed
+  std::vector<std::string> labels;
+  std::string value;
+  std::vector<std::string> params;
+  std::optional<Millis> interval;
+  // Invariants only. Empty invariant_column: the entry is one invariant named
+  // `name`. Otherwise each row names one of `invariants` in that column.
+  std::string invariant_column;
+  std::vector<std::string> invariants;
+  std::map<std::string, std::string> detail_sql_path;  // invariant -> file
+  std::map<std::string, std::string> detail_sql;       // invariant -> text
+
+  Location where;                         // the [[...]] header
+  std::map<std::string, Location> keys;   // each key as written
+  const Location& KeyLocation(const std::string& key) const;
+};
+
+struct LocksConfig {
+  bool enabled = true;
+  Millis interval = 2s;
+  Millis statement_timeout = 1s;
+  Millis log_threshold = 5s;
+  std::vector<std::string> resolve_rows;  // tables whose hot rows are named by key
+  bool show_query = true;
+  int query_max_length = 512;
+};
+
+struct HoldsConfig {
+  bool enabled = false;
+  std::string sql_path;
+  std::string sql;
+  std::optional<Millis> interval;
+  Location where;
+};
+
+struct CleanupConfig {
+  bool enabled = false;
+  std::string sql_path;
+  std::string sql;
+  std::string dry_run_sql_path;
+  std::string dry_run_sql;
+  Millis interval = 30s;
+  int batch_size = 500;
+  int max_batches = 100;
+  Millis batch_pause = 50ms;
+  Millis lock_timeout = 50ms;
+  Millis statement_timeout = 2s;
+  bool dry_run = false;
+  Location where;
+};
+
+struct Config {
+  std::string path;
+  std::string log_level = "info";
+  DatabaseConfig database;
+  HttpConfig http;
+  PollConfig poll;
+  std::vector<QueryConfig> queries;
+  LocksConfig locks;
+  HoldsConfig holds;
+  CleanupConfig cleanup;
+
+  Millis IntervalOf(const QueryConfig& query) const {
+    return query.interval.value_or(poll.interval);
+  }
+};
+
+}  // namespace seatwatch::config

@@ -1,0 +1,75 @@
+#include "config/load.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "config/config_error.h"
+#include "config/parse.h"
+
+namespace seatwatch::config {
+
+namespace {
+
+std::string ReadFile(const std::string& path, const std::string& what_for) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(what_for + ": cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string ReadSql(const std::string& path, const Location& where, const std::string& key) {
+  std::string sql = TrimSql(ReadFile(path, where.Describe(key)));
+  if (sql.empty()) throw ConfigError(where.Describe(key) + ": " + path + " holds no SQL");
+  return sql;
+}
+
+}  // namespace
+
+std::string TrimSql(std::string sql) {
+  while (!sql.empty()) {
+    char last = sql.back();
+    if (last == ';' || last == ' ' || last == '\n' || last == '\t' || last == '\r') {
+      sql.pop_back();
+    } else {
+      break;
+    }
+  }
+  return sql;
+}
+
+void LoadSqlFiles(Config& config) {
+  for (auto& query : config.queries) {
+    const char* section = query.kind == QueryConfig::Kind::kInvariant ? "invariant" : "metric";
+    query.sql = ReadSql(query.sql_path, query.KeyLocation("sql"), std::string(section) + ".sql");
+    for (const auto& [invariant, file] : query.detail_sql_path) {
+      std::string key = query.invariant_column.empty() ? "detail_sql" : "detail_sql." + invariant;
+      query.detail_sql[invariant] =
+          ReadSql(file, query.KeyLocation(key), std::string(section) + "." + key);
+    }
+  }
+  if (config.holds.enabled) {
+    config.holds.sql = ReadSql(config.holds.sql_path, config.holds.where, "holds.sql");
+  }
+  if (!config.cleanup.sql_path.empty()) {
+    config.cleanup.sql = ReadSql(config.cleanup.sql_path, config.cleanup.where, "cleanup.sql");
+  }
+  if (!config.cleanup.dry_run_sql_path.empty()) {
+    config.cleanup.dry_run_sql =
+        ReadSql(config.cleanup.dry_run_sql_path, config.cleanup.where, "cleanup.dry_run_sql");
+  }
+}
+
+Config LoadConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot read config file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  Config config = ParseConfig(text.str(), path);
+  LoadSqlFiles(config);
+  return config;
+}
+
+}  // namespace seatwatch::config

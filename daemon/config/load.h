@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+
+#include "config/config.h"
+
+namespace seatwatch::config {
+
+// Reads the file, parses it, then reads every SQL file it names. Throws
+// ConfigError (with file, line and key) for anything wrong.
+Config LoadConfig(const std::string& path);
+
+// Reads the SQL files named by an already parsed config.
+void LoadSqlFiles(Config& config);
+
+// Removes trailing whitespace and semicolons so the text can be wrapped in a
+// subquery.
+std::string TrimSql(std::string sql);
+
+}  // namespace seatwatch::config

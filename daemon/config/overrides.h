@@ -1,0 +1,19 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+
+namespace seatwatch::config {
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+// SEATWATCH_DSN replaces [database] dsn, so a password never has to be in
+// the file.
+void ApplyEnvironment(Config& config, const EnvLookup& env);
+
+EnvLookup ProcessEnvironment();
+
+}  // namespace seatwatch::config

@@ -1,0 +1,482 @@
+#include "config/parse.h"
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <algorithm>
+
+#include "config/config_error.h"
+#include "util/duration.h"
+
+namespace seatwatch::config {
+
+namespace {
+
+Location LocationOf(const std::string& file, const toml::source_region& region) {
+  return Location{file, static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
+}
+
+[[noreturn]] void Fail(const Location& where, const std::string& key, const std::string& problem) {
+  throw ConfigError(where.Describe(key) + ": " + problem);
+}
+
+bool IsIdentifier(const std::string& name) {
+  static const std::regex kPattern("[a-z_][a-z0-9_]*");
+  return std::regex_match(name, kPattern);
+}
+
+bool IsLabelName(const std::string& name) {
+  static const std::regex kPattern("[a-zA-Z_][a-zA-Z0-9_]*");
+  return std::regex_match(name, kPattern) && name.rfind("__", 0) != 0;
+}
+
+// Reads one TOML table strictly: every key must be consumed by a getter,
+// leftovers are reported as unknown keys (a typo must not disable a check).
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string file, std::string prefix)
+      : table_(table), file_(std::move(file)), prefix_(std::move(prefix)) {}
+
+  const toml::node* Find(const std::string& key) {
+    used_.insert(key);
+    return table_.get(key);
+  }
+
+  std::string Qualified(const std::string& key) const {
+    return prefix_.empty() ? key : prefix_ + "." + key;
+  }
+
+  Location Where(const toml::node& node) const { return LocationOf(file_, node.source()); }
+  Location TableWhere() const { return LocationOf(file_, table_.source()); }
+
+  bool Has(const std::string& key) { return Find(key) != nullptr; }
+
+  std::optional<std::string> String(const std::string& key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::nullopt;
+    auto value = node->value<std::string>();
+    if (!node->is_string() || !value) Fail(Where(*node), Qualified(key), "must be a string");
+    return *value;
+  }
+
+  std::optional<bool> Bool(const std::string& key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_boolean()) Fail(Where(*node), Qualified(key), "must be true or false");
+    return *node->value<bool>();
+  }
+
+  std::optional<long long> Integer(const std::string& key, long long min, long long max) {
+    const toml::node* node = Find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_integer()) Fail(Where(*node), Qualified(key), "must be an integer");
+    long long value = *node->value<int64_t>();
+    if (value < min || value > max) {
+      Fail(Where(*node), Qualified(key),
+           "must be between " + std::to_string(min) + " and " + std::to_string(max) + " (got " +
+               std::to_string(value) + ")");
+    }
+    return value;
+  }
+
+  std::optional<Millis> Duration(const std::string& key, Millis min) {
+    const toml::node* node = Find(key);
+    if (!node) return std::nullopt;
+    if (!node->is_string()) {
+      Fail(Where(*node), Qualified(key), "must be a duration string such as \"5s\" or \"250ms\"");
+    }
+    Millis value;
+    try {
+      value = util::ParseDuration(*node->value<std::string>());
+    } catch (const std::invalid_argument& e) {
+      Fail(Where(*node), Qualified(key), e.what());
+    }
+    if (value < min) {
+      Fail(Where(*node), Qualified(key), "must be at least " + util::FormatDuration(min));
+    }
+    return value;
+  }
+
+  std::optional<std::vector<std::string>> StringArray(const std::string& key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::nullopt;
+    const toml::array* array = node->as_array();
+    if (!array) Fail(Where(*node), Qualified(key), "must be an array of strings");
+    std::vector<std::string> out;
+    for (const toml::node& item : *array) {
+      if (!item.is_string()) Fail(Where(item), Qualified(key), "must be an array of strings");
+      out.push_back(*item.value<std::string>());
+    }
+    return out;
+  }
+
+  // Scalars of any type, rendered as the text PostgreSQL will receive.
+  std::optional<std::vector<std::string>> ScalarArray(const std::string& key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::nullopt;
+    const toml::array* array = node->as_array();
+    if (!array) Fail(Where(*node), Qualified(key), "must be an array");
+    std::vector<std::string> out;
+    for (const toml::node& item : *array) {
+      if (item.is_string()) {
+        out.push_back(*item.value<std::string>());
+      } else if (item.is_integer()) {
+        out.push_back(std::to_string(*item.value<int64_t>()));
+      } else if (item.is_floating_point()) {
+        std::ostringstream text;
+        text << *item.value<double>();
+        out.push_back(text.str());
+      } else if (item.is_boolean()) {
+        out.push_back(*item.value<bool>() ? "true" : "false");
+      } else {
+        Fail(Where(item), Qualified(key), "parameters must be strings, numbers or booleans");
+      }
+    }
+    return out;
+  }
+
+  const toml::table* Table(const std::string& key) {
+    const toml::node* node = Find(key);
+    if (!node) return nullptr;
+    const toml::table* table = node->as_table();
+    if (!table) Fail(Where(*node), Qualified(key), "must be a table");
+    return table;
+  }
+
+  void RejectUnknownKeys() const {
+    for (auto&& [key, node] : table_) {
+      std::string name(key.str());
+      if (used_.count(name) == 0) {
+        Fail(LocationOf(file_, key.source()), Qualified(name), "unknown key");
+      }
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  std::string file_;
+  std::string prefix_;
+  std::set<std::string> used_;
+};
+
+std::string ResolvePath(const std::string& config_path, const std::string& relative) {
+  std::filesystem::path target(relative);
+  if (target.is_absolute()) return target.lexically_normal().string();
+  std::filesystem::path base = std::filesystem::path(config_path).parent_path();
+  return (base / target).lexically_normal().string();
+}
+
+// Families seatwatch exports itself; a [[metric]] must not shadow them.
+bool IsReservedMetricName(const std::string& name) {
+  static const std::vector<std::string> kPrefixes = {
+      "check_", "invariant_", "lock_", "holds_", "cleanup_", "transaction_", "process_"};
+  static const std::set<std::string> kNames = {
+      "up", "build_info", "last_poll_timestamp_seconds", "poll_interval_seconds", "sessions",
+      "deadlocks_total", "xact_rollbacks_total", "payments_lapsed"};
+  if (kNames.count(name)) return true;
+  for (const auto& prefix : kPrefixes) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+void ParseDatabase(TableReader& reader, DatabaseConfig& db) {
+  if (auto v = reader.String("dsn")) db.dsn = *v;
+  if (auto v = reader.String("application_name")) db.application_name = *v;
+  if (auto v = reader.Duration("connect_timeout", 1s)) db.connect_timeout = *v;
+  if (auto v = reader.Duration("statement_timeout", 1ms)) db.statement_timeout = *v;
+  if (auto v = reader.Duration("lock_timeout", 1ms)) db.lock_timeout = *v;
+  if (auto v = reader.Duration("reconnect_max_backoff", 100ms)) db.reconnect_max_backoff = *v;
+  reader.RejectUnknownKeys();
+}
+
+void ParseHttp(TableReader& reader, HttpConfig& http) {
+  if (const toml::node* node = reader.Find("listen")) {
+    auto value = reader.String("listen");
+    static const std::regex kListen(R"((\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]*):([0-9]{1,5}))");
+    std::smatch match;
+    if (!std::regex_match(*value, match, kListen) || std::stoi(match[2]) > 65535) {
+      Fail(reader.Where(*node), "http.listen", "must be HOST:PORT, e.g. \"127.0.0.1:9646\"");
+    }
+    http.listen = *value;
+  }
+  reader.RejectUnknownKeys();
+}
+
+QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::string& path) {
+  QueryConfig query;
+  query.kind = kind;
+  query.where = reader.TableWhere();
+  const std::vector<std::string> kKeys = {"name",   "sql",    "help",     "labels",
+                                          "value",  "params", "interval", "invariant_column",
+                                          "invariants", "detail_sql"};
+  for (const auto& key : kKeys) {
+    if (const toml::node* node = reader.Find(key)) query.keys[key] = reader.Where(*node);
+  }
+  auto required = [&](const std::string& key) -> std::string {
+    auto value = reader.String(key);
+    if (!value) Fail(query.where, reader.Qualified(key), "is required");
+    if (value->empty()) Fail(query.KeyLocation(key), reader.Qualified(key), "must not be empty");
+    return *value;
+  };
+  query.name = required("name");
+  if (!IsIdentifier(query.name)) {
+    Fail(query.KeyLocation("name"), reader.Qualified("name"),
+         "\"" + query.name + "\" must match [a-z_][a-z0-9_]*");
+  }
+  query.sql_path = ResolvePath(path, required("sql"));
+  query.value = required("value");
+  query.help = reader.String("help").value_or("");
+  if (auto labels = reader.StringArray("labels")) query.labels = std::move(*labels);
+  if (auto params = reader.ScalarArray("params")) query.params = std::move(*params);
+  query.interval = reader.Duration("interval", 100ms);
+
+  std::set<std::string> seen_labels;
+  for (const auto& label : query.labels) {
+    if (!IsLabelName(label)) {
+      Fail(query.KeyLocation("labels"), reader.Qualified("labels"),
+           "\"" + label + "\" is not a valid Prometheus label name");
+    }
+    if (label == "invariant" && kind == QueryConfig::Kind::kInvariant) {
+      Fail(query.KeyLocation("labels"), reader.Qualified("labels"),
+           "\"invariant\" is reserved: seatwatch sets it on every invariant series");
+    }
+    if (!seen_labels.insert(label).second) {
+      Fail(query.KeyLocation("labels"), reader.Qualified("labels"),
+           "\"" + label + "\" is listed twice");
+    }
+    if (label == query.value) {
+      Fail(query.KeyLocation("labels"), reader.Qualified("labels"),
+           "\"" + label + "\" is also the value column");
+    }
+  }
+
+  if (kind == QueryConfig::Kind::kMetric) {
+    for (const char* key : {"invariant_column", "invariants", "detail_sql"}) {
+      if (query.keys.count(key)) {
+        Fail(query.KeyLocation(key), reader.Qualified(key), "is only valid in [[invariant]]");
+      }
+    }
+    if (IsReservedMetricName(query.name)) {
+      Fail(query.KeyLocation("name"), reader.Qualified("name"),
+           "\"seatwatch_" + query.name + "\" would clash with a metric seatwatch exports itself");
+    }
+    reader.RejectUnknownKeys();
+    return query;
+  }
+
+  query.invariant_column = reader.String("invariant_column").value_or("");
+  std::vector<std::string> invariants;
+  bool has_invariants = false;
+  if (auto listed = reader.StringArray("invariants")) {
+    invariants = std::move(*listed);
+    has_invariants = true;
+  }
+  if (query.invariant_column.empty()) {
+    if (has_invariants) {
+      Fail(query.KeyLocation("invariants"), reader.Qualified("invariants"),
+           "needs invariant_column (the result column that names each row's invariant)");
+    }
+    query.invariants = {query.name};
+  } else {
+    if (invariants.empty()) {
+      Fail(query.where, reader.Qualified("invariants"),
+           "is required with invariant_column: list every invariant the query may name");
+    }
+    if (seen_labels.count(query.invariant_column) || query.invariant_column == query.value) {
+      Fail(query.KeyLocation("invariant_column"), reader.Qualified("invariant_column"),
+           "must not also be a label or the value column");
+    }
+    std::set<std::string> seen;
+    for (const auto& name : invariants) {
+      if (!IsIdentifier(name)) {
+        Fail(query.KeyLocation("invariants"), reader.Qualified("invariants"),
+             "\"" + name + "\" must match [a-z_][a-z0-9_]*");
+      }
+      if (!seen.insert(name).second) {
+        Fail(query.KeyLocation("invariants"), reader.Qualified("invariants"),
+             "\"" + name + "\" is listed twice");
+      }
+    }
+    query.invariants = invariants;
+  }
+
+  if (const toml::node* node = reader.Find("detail_sql")) {
+    if (query.invariant_column.empty()) {
+      auto file = reader.String("detail_sql");
+      query.detail_sql_path[query.name] = ResolvePath(path, *file);
+    } else {
+      const toml::table* table = node->as_table();
+      if (!table) {
+        Fail(reader.Where(*node), reader.Qualified("detail_sql"),
+             "must be a table of invariant = \"file.sql\" when the entry feeds several invariants");
+      }
+      for (auto&& [key, item] : *table) {
+        std::string invariant(key.str());
+        Location where = LocationOf(path, key.source());
+        if (std::find(query.invariants.begin(), query.invariants.end(), invariant) ==
+            query.invariants.end()) {
+          Fail(where, reader.Qualified("detail_sql." + invariant),
+               "is not one of this entry's invariants");
+        }
+        if (!item.is_string()) {
+          Fail(where, reader.Qualified("detail_sql." + invariant), "must be a string");
+        }
+        query.detail_sql_path[invariant] = ResolvePath(path, *item.value<std::string>());
+        query.keys["detail_sql." + invariant] = where;
+      }
+    }
+  }
+  reader.RejectUnknownKeys();
+  return query;
+}
+
+void ParseLocks(TableReader& reader, LocksConfig& locks) {
+  if (auto v = reader.Bool("enabled")) locks.enabled = *v;
+  if (auto v = reader.Duration("interval", 100ms)) locks.interval = *v;
+  if (auto v = reader.Duration("statement_timeout", 1ms)) locks.statement_timeout = *v;
+  if (auto v = reader.Duration("log_threshold", 0ms)) locks.log_threshold = *v;
+  if (auto v = reader.Bool("show_query")) locks.show_query = *v;
+  if (auto v = reader.Integer("query_max_length", 0, 1 << 20)) {
+    locks.query_max_length = static_cast<int>(*v);
+  }
+  if (const toml::node* node = reader.Find("resolve_rows")) {
+    static const std::regex kTable("([a-z_][a-z0-9_$]*\\.)?[a-z_][a-z0-9_$]*");
+    std::vector<std::string> tables;
+    if (auto listed = reader.StringArray("resolve_rows")) tables = std::move(*listed);
+    for (const auto& table : tables) {
+      if (!std::regex_match(table, kTable)) {
+        Fail(reader.Where(*node), "locks.resolve_rows",
+             "\"" + table + "\" must be a table name such as \"seats\" or \"public.seats\"");
+      }
+      locks.resolve_rows.push_back(table);
+    }
+  }
+  reader.RejectUnknownKeys();
+}
+
+void ParseHolds(TableReader& reader, HoldsConfig& holds, const std::string& path) {
+  holds.where = reader.TableWhere();
+  holds.enabled = reader.Bool("enabled").value_or(true);
+  if (auto v = reader.String("sql")) holds.sql_path = ResolvePath(path, *v);
+  holds.interval = reader.Duration("interval", 100ms);
+  if (holds.enabled && holds.sql_path.empty()) Fail(holds.where, "holds.sql", "is required");
+  reader.RejectUnknownKeys();
+}
+
+void ParseCleanup(TableReader& reader, CleanupConfig& cleanup, const std::string& path) {
+  cleanup.where = reader.TableWhere();
+  if (auto v = reader.Bool("enabled")) cleanup.enabled = *v;
+  if (auto v = reader.String("sql")) cleanup.sql_path = ResolvePath(path, *v);
+  if (auto v = reader.String("dry_run_sql")) cleanup.dry_run_sql_path = ResolvePath(path, *v);
+  if (auto v = reader.Duration("interval", 100ms)) cleanup.interval = *v;
+  if (auto v = reader.Integer("batch_size", 1, 100000)) cleanup.batch_size = static_cast<int>(*v);
+  if (auto v = reader.Integer("max_batches", 1, 1000000)) cleanup.max_batches = static_cast<int>(*v);
+  if (auto v = reader.Duration("batch_pause", 0ms)) cleanup.batch_pause = *v;
+  if (auto v = reader.Duration("lock_timeout", 1ms)) cleanup.lock_timeout = *v;
+  if (auto v = reader.Duration("statement_timeout", 1ms)) cleanup.statement_timeout = *v;
+  if (auto v = reader.Bool("dry_run")) cleanup.dry_run = *v;
+  if (cleanup.enabled && cleanup.sql_path.empty()) {
+    Fail(cleanup.where, "cleanup.sql", "is required when cleanup is enabled");
+  }
+  if (cleanup.enabled && cleanup.dry_run && cleanup.dry_run_sql_path.empty()) {
+    Fail(cleanup.where, "cleanup.dry_run_sql", "is required when dry_run = true");
+  }
+  reader.RejectUnknownKeys();
+}
+
+void CheckUniqueNames(const Config& config) {
+  static const std::set<std::string> kBuiltInChecks = {"locks", "holds", "cleanup"};
+  std::set<std::string> checks;
+  std::set<std::string> invariants;
+  for (const auto& query : config.queries) {
+    const char* section = query.kind == QueryConfig::Kind::kInvariant ? "invariant" : "metric";
+    if (kBuiltInChecks.count(query.name)) {
+      Fail(query.KeyLocation("name"), std::string(section) + ".name",
+           "\"" + query.name + "\" is the name of a built-in check");
+    }
+    if (!checks.insert(query.name).second) {
+      Fail(query.KeyLocation("name"), std::string(section) + ".name",
+           "duplicate name \"" + query.name + "\"");
+    }
+    if (query.kind != QueryConfig::Kind::kInvariant) continue;
+    for (const auto& name : query.invariants) {
+      if (!invariants.insert(name).second) {
+        Fail(query.KeyLocation(query.invariant_column.empty() ? "name" : "invariants"),
+             std::string(section) + ".invariants", "invariant \"" + name + "\" is defined twice");
+      }
+    }
+  }
+}
+
+void ParseEntries(const toml::node* node, const std::string& key, QueryConfig::Kind kind,
+                  const std::string& path, Config& config) {
+  if (!node) return;
+  const toml::array* array = node->as_array();
+  if (!array || !array->is_array_of_tables()) {
+    Fail(LocationOf(path, node->source()), key,
+         "must be written as [[" + key + "]] tables, one per entry");
+  }
+  for (const toml::node& item : *array) {
+    TableReader reader(*item.as_table(), path, key);
+    config.queries.push_back(ParseQuery(reader, kind, path));
+  }
+}
+
+}  // namespace
+
+Config ParseConfig(std::string_view toml_text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, path);
+  } catch (const toml::parse_error& e) {
+    Location where = LocationOf(path, e.source());
+    throw ConfigError(where.file + ":" + std::to_string(where.line) + ":" +
+                      std::to_string(where.column) + ": " + std::string(e.description()));
+  }
+  Config config;
+  config.path = path;
+  TableReader top(root, path, "");
+  if (const toml::node* node = top.Find("log_level")) {
+    config.log_level = *top.String("log_level");
+    static const std::set<std::string> kLevels = {"debug", "info", "warn", "error"};
+    if (!kLevels.count(config.log_level)) {
+      Fail(top.Where(*node), "log_level", "must be one of debug, info, warn, error");
+    }
+  }
+  if (const toml::table* t = top.Table("database")) {
+    TableReader reader(*t, path, "database");
+    ParseDatabase(reader, config.database);
+  }
+  if (const toml::table* t = top.Table("http")) {
+    TableReader reader(*t, path, "http");
+    ParseHttp(reader, config.http);
+  }
+  if (const toml::table* t = top.Table("poll")) {
+    TableReader reader(*t, path, "poll");
+    if (auto v = reader.Duration("interval", 100ms)) config.poll.interval = *v;
+    reader.RejectUnknownKeys();
+  }
+  ParseEntries(top.Find("invariant"), "invariant", QueryConfig::Kind::kInvariant, path, config);
+  ParseEntries(top.Find("metric"), "metric", QueryConfig::Kind::kMetric, path, config);
+  if (const toml::table* t = top.Table("locks")) {
+    TableReader reader(*t, path, "locks");
+    ParseLocks(reader, config.locks);
+  }
+  if (const toml::table* t = top.Table("holds")) {
+    TableReader reader(*t, path, "holds");
+    ParseHolds(reader, config.holds, path);
+  }
+  if (const toml::table* t = top.Table("cleanup")) {
+    TableReader reader(*t, path, "cleanup");
+    ParseCleanup(reader, config.cleanup, path);
+  }
+  top.RejectUnknownKeys();
+  CheckUniqueNames(config);
+  return config;
+}
+
+}  // namespace seatwatch::config

@@ -1,0 +1,90 @@
+#include "db/conninfo.h"
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <regex>
+#include <stdexcept>
+#include <vector>
+
+namespace seatwatch::db {
+
+namespace {
+
+struct OptionsDeleter {
+  void operator()(PQconninfoOption* options) const { PQconninfoFree(options); }
+};
+using OptionsPtr = std::unique_ptr<PQconninfoOption, OptionsDeleter>;
+
+OptionsPtr Parse(const std::string& dsn) {
+  char* error = nullptr;
+  OptionsPtr options(PQconninfoParse(dsn.c_str(), &error));
+  if (!options) {
+    std::string message = error ? error : "out of memory";
+    if (error) PQfreemem(error);
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw std::invalid_argument("cannot parse database DSN " + MaskDsn(dsn) + ": " + message);
+  }
+  return options;
+}
+
+std::string Quote(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('\'');
+  return out;
+}
+
+// Rounds up: libpq's connect_timeout is whole seconds (and at least 2).
+std::string Seconds(std::chrono::milliseconds value) {
+  long long seconds = (value.count() + 999) / 1000;
+  if (seconds < 2) seconds = 2;
+  return std::to_string(seconds);
+}
+
+}  // namespace
+
+std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings) {
+  OptionsPtr options = Parse(dsn);
+  std::string user_options;
+  std::string out;
+  for (PQconninfoOption* option = options.get(); option->keyword; ++option) {
+    if (!option->val) continue;
+    std::string key = option->keyword;
+    if (key == "application_name" || key == "connect_timeout" || key == "fallback_application_name") {
+      continue;
+    }
+    if (key == "options") {
+      user_options = option->val;
+      continue;
+    }
+    out += key + "=" + Quote(option->val) + " ";
+  }
+  out += "application_name=" + Quote(settings.application_name) + " ";
+  out += "connect_timeout=" + Seconds(settings.connect_timeout) + " ";
+  std::string session_options = "-c statement_timeout=" +
+                                std::to_string(settings.statement_timeout.count()) +
+                                " -c lock_timeout=" + std::to_string(settings.lock_timeout.count());
+  if (settings.read_only) session_options += " -c default_transaction_read_only=on";
+  if (!user_options.empty()) session_options = user_options + " " + session_options;
+  out += "options=" + Quote(session_options);
+  return out;
+}
+
+std::string MaskDsn(const std::string& dsn) {
+  // URI form: postgresql://user:secret@host/db
+  static const std::regex kUriPassword(R"(^([a-z]+://[^:/@]*):[^@]*@)");
+  // key=value form, quoted or not: password='se cret' / password=secret
+  static const std::regex kKeyPassword(R"((password\s*=\s*)('([^'\\]|\\.)*'|[^\s]+))");
+  // URI query parameter: ?password=secret&...
+  static const std::regex kQueryPassword(R"(([?&]password=)[^&]*)");
+  std::string out = std::regex_replace(dsn, kUriPassword, "$1:****@");
+  out = std::regex_replace(out, kKeyPassword, "$1****");
+  out = std::regex_replace(out, kQueryPassword, "$1****");
+  return out;
+}
+
+}  // namespace seatwatch::db

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace seatwatch::db {
+
+// What every seatwatch session sets at connect time. These go into the
+// connection string itself (libpq `options`), not a session SET, so that they
+// survive any reconnect and cannot be forgotten by a code path.
+struct SessionSettings {
+  std::string application_name;
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds statement_timeout{5000};
+  std::chrono::milliseconds lock_timeout{100};
+  bool read_only = true;  // default_transaction_read_only: the monitor cannot write
+};
+
+// Turns a libpq URI or key=value string into a key=value string with the
+// settings applied; keys the DSN does not give (host, password, sslmode...)
+// are left for libpq to take from PG* variables. Throws std::invalid_argument
+// with libpq's message (password never included) when the DSN does not parse.
+std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings);
+
+// The DSN with any password replaced by "****", safe for logs and metrics.
+std::string MaskDsn(const std::string& dsn);
+
+}  // namespace seatwatch::db

@@ -1,0 +1,37 @@
+#include "db/failure.h"
+
+#include <pqxx/except>
+
+namespace seatwatch::db {
+
+const char* ReasonLabel(FailureReason reason) {
+  switch (reason) {
+    case FailureReason::kTimeout: return "timeout";
+    case FailureReason::kLockTimeout: return "lock_timeout";
+    case FailureReason::kConnection: return "connection";
+    case FailureReason::kSql: return "sql";
+  }
+  return "sql";
+}
+
+FailureReason ClassifySqlState(const std::string& sqlstate) {
+  if (sqlstate == "57014") return FailureReason::kTimeout;      // query_canceled
+  if (sqlstate == "55P03") return FailureReason::kLockTimeout;  // lock_not_available
+  // Class 08 (connection exception), admin/crash shutdown, cannot connect now.
+  if (sqlstate.rfind("08", 0) == 0 || sqlstate == "57P01" || sqlstate == "57P02" ||
+      sqlstate == "57P03") {
+    return FailureReason::kConnection;
+  }
+  return FailureReason::kSql;
+}
+
+FailureReason ClassifyException(const std::exception& error) {
+  if (dynamic_cast<const pqxx::broken_connection*>(&error)) return FailureReason::kConnection;
+  if (dynamic_cast<const pqxx::in_doubt_error*>(&error)) return FailureReason::kConnection;
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error)) {
+    return ClassifySqlState(sql->sqlstate());
+  }
+  return FailureReason::kSql;
+}
+
+}  // namespace seatwatch::db

@@ -1,0 +1,32 @@
+#include "db/query_cache.h"
+
+#include <pqxx/prepared_statement>
+#include <pqxx/result>
+
+namespace seatwatch::db {
+
+Rows QueryCache::RunUncached(pqxx::transaction_base& tx, const std::string& sql, const std::vector<std::string>& params) {
+  ++executions_;
+  // Always the extended protocol: one statement per file, never a batch.
+  return ToRows(tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params)));
+}
+
+std::shared_ptr<const Rows> QueryCache::Run(pqxx::transaction_base& tx, const std::string& sql,
+                                            const std::vector<std::string>& params) {
+  Key key{sql, params};
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    if (it->second.error) std::rethrow_exception(it->second.error);
+    return it->second.rows;
+  }
+  Entry& entry = entries_[key];
+  try {
+    entry.rows = std::make_shared<const Rows>(RunUncached(tx, sql, params));
+  } catch (...) {
+    entry.error = std::current_exception();
+    throw;
+  }
+  return entry.rows;
+}
+
+}  // namespace seatwatch::db

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <exception>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pqxx/transaction_base>
+
+#include "db/rows.h"
+
+namespace seatwatch::db {
+
+// Runs parameterised SQL and remembers each result (or failure) by SQL text
+// and parameters, so that several entries naming the same query cost the
+// database one execution per poll. Lives for one snapshot transaction; `tx` is
+// the innermost open (sub)transaction of it. Not thread-safe.
+class QueryCache {
+ public:
+  // Throws whatever the query threw, also on a repeated request.
+  std::shared_ptr<const Rows> Run(pqxx::transaction_base& tx, const std::string& sql,
+                                  const std::vector<std::string>& params);
+
+  // Runs without caching.
+  Rows RunUncached(pqxx::transaction_base& tx, const std::string& sql,
+                   const std::vector<std::string>& params);
+
+  int executions() const { return executions_; }
+
+ private:
+  using Key = std::pair<std::string, std::vector<std::string>>;
+  struct Entry {
+    std::shared_ptr<const Rows> rows;
+    std::exception_ptr error;
+  };
+  std::map<Key, Entry> entries_;
+  int executions_ = 0;
+};
+
+}  // namespace seatwatch::db

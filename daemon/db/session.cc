@@ -1,0 +1,81 @@
+#include "db/session.h"
+
+#include <pqxx/except>
+
+#include "util/log.h"
+
+namespace seatwatch::db {
+
+Session::Session(std::string dsn, SessionSettings settings, std::chrono::milliseconds max_backoff)
+    : conninfo_(BuildConninfo(dsn, settings)),
+      masked_dsn_(MaskDsn(dsn)),
+      settings_(std::move(settings)),
+      backoff_(max_backoff) {}
+
+Session::~Session() { Disconnect(); }
+
+pqxx::connection& Session::Connection() {
+  if (connection_ && connection_->is_open()) return *connection_;
+  connection_.reset();
+  auto now = Clock::now();
+  if (now < next_attempt_) {
+    throw pqxx::broken_connection("not connected; next attempt in " +
+                                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                     next_attempt_ - now)
+                                                     .count()) +
+                                  "ms");
+  }
+  try {
+    auto connection = std::make_unique<pqxx::connection>(conninfo_);
+    // Deprecated in 6.4 but still effective: without it libpqxx may reopen a
+    // broken connection behind our back, skipping backoff and logging.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    connection->inhibit_reactivation(true);
+#pragma GCC diagnostic pop
+    backend_pid_ = connection->backendpid();
+    connection_ = std::move(connection);
+    backoff_.Reset();
+    log::Info(was_connected_ ? "reconnected to database" : "connected to database",
+              {{"dsn", masked_dsn_},
+               {"application_name", settings_.application_name},
+               {"backend_pid", std::to_string(backend_pid_)}});
+    was_connected_ = true;
+    return *connection_;
+  } catch (const std::exception& e) {
+    auto wait = backoff_.Next();
+    next_attempt_ = Clock::now() + wait;
+    std::string message = e.what();
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    // Log the first failure and then every few, so a long outage is visible
+    // without flooding the log.
+    if (backoff_.attempts() <= 1 || backoff_.attempts() % 10 == 0) {
+      log::Warn("cannot connect to database",
+                {{"dsn", masked_dsn_},
+                 {"error", message},
+                 {"attempt", std::to_string(backoff_.attempts())},
+                 {"retry_in_ms", std::to_string(wait.count())}});
+    }
+    throw pqxx::broken_connection(message);
+  }
+}
+
+void Session::CheckAfterError() {
+  if (connection_ && !connection_->is_open()) {
+    log::Warn("lost database connection", {{"dsn", masked_dsn_}});
+    connection_.reset();
+    next_attempt_ = Clock::now();  // the first reconnect is immediate; backoff after that
+  }
+}
+
+void Session::Disconnect() {
+  if (!connection_) return;
+  try {
+    connection_->disconnect();
+  } catch (const std::exception& e) {
+    log::Debug("error while disconnecting", {{"error", e.what()}});
+  }
+  connection_.reset();
+}
+
+}  // namespace seatwatch::db

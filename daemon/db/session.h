@@ -1,0 +1,52 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <pqxx/connection>
+
+#include "db/backoff.h"
+#include "db/conninfo.h"
+
+namespace seatwatch::db {
+
+// Owns one database connection with seatwatch's settings baked into its
+// connection string, and reconnects with capped backoff when it is lost.
+// libpqxx's silent reactivation is switched off so that a reconnect is always
+// ours, logged and counted. Not thread-safe: one owner thread.
+class Session {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  Session(std::string dsn, SessionSettings settings, std::chrono::milliseconds max_backoff);
+  ~Session();
+
+  // The live connection, connecting first if needed. Throws
+  // pqxx::broken_connection when it cannot connect or when the backoff after
+  // the last failure has not yet passed (no attempt is made then).
+  pqxx::connection& Connection();
+
+  // After any error that may have broken the connection: checks it and drops
+  // it if it is gone, so that the next Connection() reconnects.
+  void CheckAfterError();
+  void Disconnect();
+
+  bool connected() const { return connection_ != nullptr; }
+  int backend_pid() const { return backend_pid_; }
+  const std::string& masked_dsn() const { return masked_dsn_; }
+  const SessionSettings& settings() const { return settings_; }
+  Clock::time_point next_attempt() const { return next_attempt_; }
+
+ private:
+  std::string conninfo_;
+  std::string masked_dsn_;
+  SessionSettings settings_;
+  Backoff backoff_;
+  std::unique_ptr<pqxx::connection> connection_;
+  Clock::time_point next_attempt_{};
+  int backend_pid_ = 0;
+  bool was_connected_ = false;
+};
+
+}  // namespace seatwatch::db

@@ -1,0 +1,134 @@
+#include "http/server.h"
+
+#include <civetweb.h>
+
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+#include "util/log.h"
+
+namespace seatwatch::http {
+
+namespace {
+
+const char* StatusText(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+  }
+  return "Unknown";
+}
+
+void Send(mg_connection* connection, const Response& response, bool head) {
+  size_t length = 0;
+  for (const auto& part : response.parts) length += part->size();
+  mg_printf(connection,
+            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+            "Cache-Control: no-store\r\n\r\n",
+            response.status, StatusText(response.status), response.content_type.c_str(), length);
+  if (head) return;
+  for (const auto& part : response.parts) {
+    if (!part->empty()) mg_write(connection, part->data(), part->size());
+  }
+}
+
+std::once_flag g_civetweb_init;
+
+}  // namespace
+
+void Response::Text(int code, std::string body, std::string type) {
+  status = code;
+  content_type = std::move(type);
+  parts.clear();
+  parts.push_back(std::make_shared<const std::string>(std::move(body)));
+}
+
+std::string ListeningPorts(const std::string& listen) {
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos) throw std::invalid_argument("listen address needs a port");
+  std::string host = listen.substr(0, colon);
+  std::string port = listen.substr(colon + 1);
+  if (host.empty() || host == "0.0.0.0" || host == "*") return port;
+  if (host.front() == '[') return "+" + host + ":" + port;  // CivetWeb's IPv6 form is [addr]:port
+  if (host == "localhost") host = "127.0.0.1";
+  return host + ":" + port;
+}
+
+Server::Server(std::string listen, int threads) : listen_(std::move(listen)), threads_(threads) {}
+
+Server::~Server() { Stop(); }
+
+void Server::Route(std::string path, Handler handler) { routes_[std::move(path)] = std::move(handler); }
+
+void Server::Start() {
+  std::call_once(g_civetweb_init, [] { mg_init_library(0); });
+  std::string ports = ListeningPorts(listen_);
+  if (ports.rfind("+[", 0) == 0) ports = ports.substr(1);
+  std::string threads = std::to_string(threads_);
+  const char* options[] = {"listening_ports", ports.c_str(),
+                           "num_threads", threads.c_str(),
+                           "request_timeout_ms", "10000",
+                           "enable_keep_alive", "yes",
+                           "keep_alive_timeout_ms", "30000",
+                           nullptr};
+  mg_callbacks callbacks;
+  std::memset(&callbacks, 0, sizeof callbacks);
+  context_ = mg_start(&callbacks, this, options);
+  if (!context_) {
+    throw std::runtime_error("cannot listen on " + listen_ +
+                             " (address in use, or not an address of this host?)");
+  }
+  // One catch-all handler: routing by exact path is ours, so /metricsfoo is a
+  // 404 rather than a prefix match.
+  mg_set_request_handler(context_, "/", &Server::Dispatch, this);
+  log::Info("http server listening", {{"listen", listen_}});
+}
+
+void Server::Stop() {
+  if (!context_) return;
+  mg_stop(context_);
+  context_ = nullptr;
+}
+
+int Server::Dispatch(mg_connection* connection, void* self) {
+  return static_cast<Server*>(self)->Serve(connection);
+}
+
+int Server::Serve(mg_connection* connection) {
+  const mg_request_info* request = mg_get_request_info(connection);
+  std::string method = request->request_method ? request->request_method : "";
+  bool head = method == "HEAD";
+  Response response;
+  try {
+    std::string path = request->local_uri ? request->local_uri : "/";
+    auto route = routes_.find(path);
+    if (method != "GET" && !head) {
+      response.Text(405, "only GET and HEAD are supported\n");
+    } else if (route == routes_.end()) {
+      response.Text(404, "not found: " + path + "\n");
+    } else {
+      response = route->second();
+    }
+  } catch (const std::exception& e) {
+    log::Error("http handler failed", {{"error", e.what()}});
+    response = Response();
+    response.Text(500, "internal error\n");
+  } catch (...) {
+    log::Error("http handler failed", {{"error", "unknown exception"}});
+    response = Response();
+    response.Text(500, "internal error\n");
+  }
+  try {
+    Send(connection, response, head);
+  } catch (...) {
+    // A client that went away mid-response is not worth more than a debug line.
+    log::Debug("http write failed");
+  }
+  return response.status;
+}
+
+}  // namespace seatwatch::http

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <prometheus/metric_family.h>
+
+namespace seatwatch::metrics {
+
+using Labels = std::vector<prometheus::ClientMetric::Label>;
+
+// Small constructors for hand-built families; every check uses these so the
+// types and help texts are set in one way.
+prometheus::MetricFamily GaugeFamily(std::string name, std::string help);
+prometheus::MetricFamily CounterFamily(std::string name, std::string help);
+prometheus::MetricFamily HistogramFamily(std::string name, std::string help);
+
+void AddGauge(prometheus::MetricFamily& family, Labels labels, double value);
+void AddCounter(prometheus::MetricFamily& family, Labels labels, double value);
+
+// A family with one unlabelled gauge sample.
+prometheus::MetricFamily SingleGauge(std::string name, std::string help, double value);
+
+// A cumulative histogram kept by its owner (bucket bounds fixed at creation).
+// Not thread-safe.
+class HistogramData {
+ public:
+  explicit HistogramData(std::vector<double> bounds);
+  void Observe(double value);
+  void AddTo(prometheus::MetricFamily& family, Labels labels = {}) const;
+  std::uint64_t count() const { return count_; }
+  double sum() const { return sum_; }
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<std::uint64_t> counts_;  // per bucket, not cumulative
+  std::uint64_t count_ = 0;
+  double sum_ = 0;
+};
+
+}  // namespace seatwatch::metrics

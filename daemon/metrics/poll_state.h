@@ -1,0 +1,45 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checks/check_output.h"
+
+namespace seatwatch::metrics {
+
+// The poller's record of one check, as the snapshot builder needs it.
+struct CheckStatus {
+  std::string name;
+  double interval_seconds = 0;
+  std::vector<std::string> invariants;  // the invariants this check judges
+  bool has_run = false;
+  bool success = false;
+  double duration_seconds = 0;
+  double last_success_unix = 0;
+  std::map<std::string, std::uint64_t> errors;  // reason -> failures so far
+  std::string last_error;
+  std::string last_reason;
+  std::shared_ptr<const checks::CheckOutput> output;  // null unless the last run succeeded
+};
+
+// When an invariant's current OK/VIOLATED status began, as this process saw it.
+struct InvariantHistory {
+  bool ok = true;
+  double since_unix = 0;
+};
+
+struct PollState {
+  std::string version;
+  bool database_up = false;
+  double last_poll_unix = 0;
+  double last_successful_poll_unix = 0;
+  double poll_interval_seconds = 0;
+  std::vector<CheckStatus> checks;
+  std::map<std::string, InvariantHistory> history;
+};
+
+}  // namespace seatwatch::metrics

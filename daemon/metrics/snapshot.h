@@ -1,0 +1,41 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace seatwatch::metrics {
+
+// Everything the HTTP side serves about the monitored database, rendered once
+// per poll. Immutable after publication, so scrapes only copy a pointer.
+struct Snapshot {
+  std::string metrics_text;      // Prometheus text exposition format
+  std::string invariants_json;   // GET /api/invariants
+  std::map<std::string, std::string> documents;  // GET /api/<name>, e.g. locks
+  bool database_up = false;
+  double last_poll_unix = 0;             // 0 before the first poll
+  double last_successful_poll_unix = 0;  // last poll that reached the database
+  double poll_interval_seconds = 0;
+};
+
+// The hand-over point between the poller (writer) and HTTP threads
+// (readers). Thread-safe.
+class SnapshotStore {
+ public:
+  void Publish(std::shared_ptr<const Snapshot> snapshot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    current_ = std::move(snapshot);
+  }
+  std::shared_ptr<const Snapshot> Current() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return current_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Snapshot> current_ = std::make_shared<const Snapshot>();
+};
+
+}  // namespace seatwatch::metrics

@@ -1,0 +1,204 @@
+#include "metrics/snapshot_builder.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <prometheus/text_serializer.h>
+
+#include "metrics/family.h"
+#include "util/json_writer.h"
+
+namespace seatwatch::metrics {
+
+namespace {
+
+constexpr const char* kFromLastPoll = " Values come from the last poll, never from the scrape.";
+
+void AddSelfFamilies(const PollState& state, std::vector<prometheus::MetricFamily>& out) {
+  out.push_back(SingleGauge("seatwatch_up",
+                            "1 if the last poll reached the database, 0 if it did not.",
+                            state.database_up ? 1 : 0));
+  out.push_back(SingleGauge("seatwatch_last_poll_timestamp_seconds",
+                            "Unix time of the last poll (whether or not it reached the database).",
+                            state.last_poll_unix));
+  out.push_back(SingleGauge("seatwatch_poll_interval_seconds",
+                            "The configured [poll] interval: the default for checks without one.",
+                            state.poll_interval_seconds));
+  auto build = GaugeFamily("seatwatch_build_info", "Always 1; the version label says which build.");
+  AddGauge(build, {{"version", state.version}}, 1);
+  out.push_back(std::move(build));
+}
+
+void AddCheckFamilies(const PollState& state, std::vector<prometheus::MetricFamily>& out) {
+  auto success = GaugeFamily("seatwatch_check_success",
+                             "1 if the check's last run succeeded, 0 if it failed.");
+  auto duration = GaugeFamily("seatwatch_check_duration_seconds",
+                              "Wall time of the check's last run, in seconds.");
+  auto errors = CounterFamily("seatwatch_check_errors_total",
+                              "Failed check runs by reason: timeout (statement_timeout), "
+                              "lock_timeout, connection, sql.");
+  auto last_success = GaugeFamily("seatwatch_check_last_success_timestamp_seconds",
+                                  "Unix time of the check's last successful run (0: never).");
+  auto interval = GaugeFamily("seatwatch_check_interval_seconds",
+                              "The check's configured interval, in seconds.");
+  for (const auto& check : state.checks) {
+    Labels labels{{"check", check.name}};
+    AddGauge(interval, labels, check.interval_seconds);
+    AddGauge(last_success, labels, check.last_success_unix);
+    for (const auto& [reason, count] : check.errors) {
+      AddCounter(errors, {{"check", check.name}, {"reason", reason}},
+                 static_cast<double>(count));
+    }
+    if (!check.has_run) continue;
+    AddGauge(success, labels, check.success ? 1 : 0);
+    AddGauge(duration, labels, check.duration_seconds);
+  }
+  for (auto* family : {&success, &duration, &errors, &last_success, &interval}) {
+    out.push_back(std::move(*family));
+  }
+}
+
+void AddInvariantFamilies(const PollState& state, std::vector<prometheus::MetricFamily>& out) {
+  auto ok = GaugeFamily("seatwatch_invariant_ok",
+                        std::string("1 if the invariant holds, 0 if violated; absent while its "
+                                    "check fails.") +
+                            kFromLastPoll);
+  auto violations = GaugeFamily(
+      "seatwatch_invariant_violations",
+      std::string("Offending rows per invariant and key, one series per row the query "
+                  "returned.") +
+          kFromLastPoll);
+  auto since = GaugeFamily("seatwatch_invariant_status_since_timestamp_seconds",
+                           "Unix time at which the invariant's current OK/violated status began, "
+                           "as seen by this process.");
+  for (const auto& check : state.checks) {
+    if (!check.output) continue;
+    for (const auto& invariant : check.output->invariants) {
+      AddGauge(ok, {{"invariant", invariant.name}}, invariant.ok() ? 1 : 0);
+      auto history = state.history.find(invariant.name);
+      if (history != state.history.end()) {
+        AddGauge(since, {{"invariant", invariant.name}}, history->second.since_unix);
+      }
+      for (const auto& violation : invariant.violations) {
+        Labels labels{{"invariant", invariant.name}};
+        labels.insert(labels.end(), violation.labels.begin(), violation.labels.end());
+        AddGauge(violations, std::move(labels), violation.value);
+      }
+    }
+  }
+  out.push_back(std::move(ok));
+  out.push_back(std::move(violations));
+  out.push_back(std::move(since));
+}
+
+void WriteDetail(util::JsonWriter& json, const checks::DetailRows& detail) {
+  json.BeginObject();
+  json.Key("columns").BeginArray();
+  for (const auto& column : detail.columns) json.String(column);
+  json.EndArray();
+  json.Key("rows").BeginArray();
+  for (const auto& row : detail.rows) {
+    json.BeginObject();
+    for (size_t i = 0; i < row.size() && i < detail.columns.size(); ++i) {
+      json.Key(detail.columns[i]).OptionalString(row[i]);
+    }
+    json.EndObject();
+  }
+  json.EndArray();
+  if (!detail.error.empty()) json.Key("error").String(detail.error);
+  json.EndObject();
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state) {
+  std::vector<prometheus::MetricFamily> families;
+  AddSelfFamilies(state, families);
+  AddCheckFamilies(state, families);
+  AddInvariantFamilies(state, families);
+  for (const auto& check : state.checks) {
+    if (!check.output) continue;
+    families.insert(families.end(), check.output->families.begin(), check.output->families.end());
+  }
+  // An empty family prints HELP and TYPE with no samples; drop it instead.
+  families.erase(std::remove_if(families.begin(), families.end(),
+                                [](const prometheus::MetricFamily& f) { return f.metric.empty(); }),
+                 families.end());
+  return families;
+}
+
+std::string RenderText(const std::vector<prometheus::MetricFamily>& families) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  return out.str();
+}
+
+std::string InvariantsJson(const PollState& state) {
+  util::JsonWriter json;
+  json.BeginObject();
+  json.Key("database_up").Bool(state.database_up);
+  json.Key("last_poll_timestamp_seconds").Number(state.last_poll_unix);
+  json.Key("invariants").BeginArray();
+  for (const auto& check : state.checks) {
+    if (check.invariants.empty()) continue;
+    for (const auto& name : check.invariants) {
+      const checks::InvariantResult* result = nullptr;
+      if (check.output) {
+        for (const auto& candidate : check.output->invariants) {
+          if (candidate.name == name) result = &candidate;
+        }
+      }
+      json.BeginObject();
+      json.Key("name").String(name);
+      json.Key("check").String(check.name);
+      if (!result) {
+        json.Key("status").String("unknown");
+        json.Key("reason").String(check.has_run ? check.last_error : "not run yet");
+        json.EndObject();
+        continue;
+      }
+      json.Key("status").String(result->ok() ? "ok" : "violated");
+      if (!result->help.empty()) json.Key("help").String(result->help);
+      auto history = state.history.find(name);
+      if (history != state.history.end()) {
+        json.Key("since_timestamp_seconds").Number(history->second.since_unix);
+      }
+      json.Key("violations_total").Number(result->total());
+      json.Key("violations").BeginArray();
+      for (const auto& violation : result->violations) {
+        json.BeginObject();
+        json.Key("labels").BeginObject();
+        for (const auto& label : violation.labels) json.Key(label.name).String(label.value);
+        json.EndObject();
+        json.Key("value").Number(violation.value);
+        json.EndObject();
+      }
+      json.EndArray();
+      if (result->detail) {
+        json.Key("detail");
+        WriteDetail(json, *result->detail);
+      }
+      json.EndObject();
+    }
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.str();
+}
+
+Snapshot BuildSnapshot(const PollState& state) {
+  Snapshot snapshot;
+  snapshot.metrics_text = RenderText(BuildFamilies(state));
+  snapshot.invariants_json = InvariantsJson(state);
+  for (const auto& check : state.checks) {
+    if (!check.output) continue;
+    for (const auto& [name, document] : check.output->documents) snapshot.documents[name] = document;
+  }
+  snapshot.database_up = state.database_up;
+  snapshot.last_poll_unix = state.last_poll_unix;
+  snapshot.last_successful_poll_unix = state.last_successful_poll_unix;
+  snapshot.poll_interval_seconds = state.poll_interval_seconds;
+  return snapshot;
+}
+
+}  // namespace seatwatch::metrics

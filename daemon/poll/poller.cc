@@ -1,0 +1,212 @@
+#include "poll/poller.h"
+
+#include <algorithm>
+#include <map>
+
+#include "metrics/snapshot_builder.h"
+#include "poll/check_runner.h"
+#include "util/log.h"
+
+namespace seatwatch::poll {
+
+namespace {
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>> checks) {
+  std::vector<ScheduledCheck> out;
+  for (auto& check : checks) {
+    ScheduledCheck entry;
+    entry.status.name = check->name();
+    entry.status.interval_seconds = std::chrono::duration<double>(check->interval()).count();
+    entry.status.invariants = check->invariants();
+    InitErrorCounters(entry.status);
+    entry.check = std::move(check);
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+db::SessionSettings PollerSettings(const config::DatabaseConfig& db) {
+  db::SessionSettings settings;
+  settings.application_name = db.application_name;
+  settings.connect_timeout = db.connect_timeout;
+  settings.statement_timeout = db.statement_timeout;
+  settings.lock_timeout = db.lock_timeout;
+  settings.read_only = true;
+  return settings;
+}
+
+}  // namespace
+
+Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks,
+               metrics::SnapshotStore& store, std::string version)
+    : config_(std::move(config)), checks_(Schedule(std::move(checks))), store_(store) {
+  state_.version = std::move(version);
+  session_ = MakeSession();
+  RebuildState();
+  Publish();
+}
+
+Poller::~Poller() = default;
+
+std::unique_ptr<db::Session> Poller::MakeSession() const {
+  return std::make_unique<db::Session>(config_.database.dsn, PollerSettings(config_.database),
+                                       config_.database.reconnect_max_backoff);
+}
+
+void Poller::Stop() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stop_ = true;
+  wake_.notify_all();
+}
+
+void Poller::Reload(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_ = std::make_unique<PendingReload>(PendingReload{std::move(config), std::move(checks)});
+  wake_.notify_all();
+}
+
+void Poller::ApplyPendingReload() {
+  std::unique_ptr<PendingReload> pending;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending = std::move(pending_);
+  }
+  if (!pending) return;
+  std::map<std::string, ScheduledCheck> previous;
+  for (auto& entry : checks_) previous.emplace(entry.status.name, std::move(entry));
+  checks_ = Schedule(std::move(pending->checks));
+  for (auto& entry : checks_) {
+    auto it = previous.find(entry.status.name);
+    if (it == previous.end()) continue;
+    // Same name: keep counters and last results; the new definition runs
+    // at its next due time.
+    auto interval = entry.status.interval_seconds;
+    auto invariants = entry.status.invariants;
+    entry.status = std::move(it->second.status);
+    entry.status.interval_seconds = interval;
+    entry.status.invariants = invariants;
+    entry.next_due = it->second.next_due;
+  }
+  bool database_changed = pending->config.database.dsn != config_.database.dsn ||
+                          pending->config.database.application_name != config_.database.application_name ||
+                          pending->config.database.statement_timeout != config_.database.statement_timeout ||
+                          pending->config.database.lock_timeout != config_.database.lock_timeout ||
+                          pending->config.database.connect_timeout != config_.database.connect_timeout;
+  if (pending->config.http.listen != config_.http.listen) {
+    log::Warn("http.listen changed; it takes effect after a restart",
+              {{"listen", config_.http.listen}});
+  }
+  config_ = std::move(pending->config);
+  if (database_changed) {
+    log::Info("database settings changed; reconnecting");
+    session_ = MakeSession();
+  }
+  RebuildState();
+  log::Info("configuration reloaded", {{"checks", std::to_string(checks_.size())}});
+}
+
+Clock::time_point Poller::NextDue() const {
+  Clock::time_point next = Clock::time_point::max();
+  for (const auto& entry : checks_) next = std::min(next, entry.next_due);
+  return next;
+}
+
+void Poller::PollDue(bool force_all) {
+  auto now = Clock::now();
+  std::vector<ScheduledCheck*> shared;
+  std::vector<ScheduledCheck*> own;
+  for (auto& entry : checks_) {
+    if (!force_all && entry.next_due > now) continue;
+    (entry.check->shares_snapshot() ? shared : own).push_back(&entry);
+    // Keep the cadence, but never queue up missed runs after a stall.
+    entry.next_due += entry.check->interval();
+    if (entry.next_due <= now) entry.next_due = now + entry.check->interval();
+  }
+  if (shared.empty() && own.empty()) return;
+  state_.last_poll_unix = UnixNow();
+
+  pqxx::connection* connection = nullptr;
+  try {
+    connection = &session_->Connection();
+  } catch (const std::exception& e) {
+    FailAll(shared, db::FailureReason::kConnection, e.what());
+    FailAll(own, db::FailureReason::kConnection, e.what());
+    state_.database_up = false;
+    return;
+  }
+  TransactionSettings settings{config_.database.statement_timeout, config_.database.lock_timeout};
+  if (!shared.empty()) RunSnapshotGroup(*connection, shared, settings);
+  for (ScheduledCheck* entry : own) {
+    if (!session_->connected()) break;
+    RunOwnTransaction(*connection, *entry, settings);
+    session_->CheckAfterError();
+  }
+  session_->CheckAfterError();
+  state_.database_up = session_->connected();
+  if (state_.database_up) state_.last_successful_poll_unix = state_.last_poll_unix;
+}
+
+void Poller::UpdateHistory() {
+  double now = UnixNow();
+  for (const auto& entry : checks_) {
+    if (!entry.status.output) continue;
+    for (const auto& invariant : entry.status.output->invariants) {
+      auto it = state_.history.find(invariant.name);
+      bool ok = invariant.ok();
+      if (it == state_.history.end()) {
+        state_.history[invariant.name] = {ok, now};
+      } else if (it->second.ok != ok) {
+        it->second = {ok, now};
+      }
+    }
+  }
+}
+
+void Poller::RebuildState() {
+  state_.poll_interval_seconds = std::chrono::duration<double>(config_.poll.interval).count();
+  state_.checks.clear();
+  for (const auto& entry : checks_) state_.checks.push_back(entry.status);
+}
+
+void Poller::Publish() {
+  UpdateHistory();
+  RebuildState();
+  store_.Publish(std::make_shared<const metrics::Snapshot>(metrics::BuildSnapshot(state_)));
+}
+
+void Poller::Run() {
+  log::Info("poller started", {{"checks", std::to_string(checks_.size())},
+                               {"dsn", session_->masked_dsn()}});
+  while (true) {
+    ApplyPendingReload();
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (stop_) break;
+    }
+    PollDue(false);
+    Publish();
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stop_) break;
+    if (pending_) continue;
+    auto next = NextDue();
+    if (next == Clock::time_point::max()) next = Clock::now() + std::chrono::hours(1);
+    wake_.wait_until(lock, next, [this] { return stop_ || pending_ != nullptr; });
+  }
+  session_->Disconnect();
+  log::Info("poller stopped");
+}
+
+metrics::PollState Poller::RunAllOnce() {
+  PollDue(true);
+  UpdateHistory();
+  RebuildState();
+  session_->Disconnect();
+  return state_;
+}
+
+}  // namespace seatwatch::poll

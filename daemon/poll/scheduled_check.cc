@@ -1,0 +1,52 @@
+#include "poll/scheduled_check.h"
+
+#include "util/log.h"
+
+namespace seatwatch::poll {
+
+void InitErrorCounters(metrics::CheckStatus& status) {
+  for (auto reason : {db::FailureReason::kTimeout, db::FailureReason::kLockTimeout,
+                      db::FailureReason::kConnection, db::FailureReason::kSql}) {
+    status.errors.emplace(db::ReasonLabel(reason), 0);
+  }
+}
+
+void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double duration_seconds,
+                   double now_unix) {
+  auto& status = entry.status;
+  if (status.has_run && !status.success) {
+    log::Info("check recovered", {{"check", status.name}});
+  }
+  status.has_run = true;
+  status.success = true;
+  status.duration_seconds = duration_seconds;
+  status.last_success_unix = now_unix;
+  status.last_error.clear();
+  status.last_reason.clear();
+  status.output = std::make_shared<const checks::CheckOutput>(std::move(output));
+}
+
+void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::string& message,
+                   double duration_seconds) {
+  auto& status = entry.status;
+  std::string label = db::ReasonLabel(reason);
+  std::string text = message;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  bool changed = !status.has_run || status.success || status.last_reason != label;
+  status.has_run = true;
+  status.success = false;
+  status.duration_seconds = duration_seconds;
+  status.errors[label] += 1;
+  status.last_error = text;
+  status.last_reason = label;
+  // No stale "ok": a failing check exports nothing but its own health.
+  status.output.reset();
+  if (changed) {
+    log::Warn("check failed", {{"check", status.name}, {"reason", label}, {"error", text}});
+  } else {
+    log::Debug("check still failing",
+               {{"check", status.name}, {"reason", label}, {"error", text}});
+  }
+}
+
+}  // namespace seatwatch::poll

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "checks/check.h"
+#include "db/failure.h"
+#include "metrics/poll_state.h"
+
+namespace seatwatch::poll {
+
+using Clock = std::chrono::steady_clock;
+
+// A check with its schedule and its record. Owned by the poller thread.
+struct ScheduledCheck {
+  std::unique_ptr<checks::Check> check;
+  metrics::CheckStatus status;
+  Clock::time_point next_due{};
+};
+
+// Records one run's outcome: counters, timestamps, the output kept for the
+// next snapshot, and a log line only when the check changes state (failing,
+// recovered, or failing for a new reason).
+void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double duration_seconds,
+                   double now_unix);
+void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::string& message,
+                   double duration_seconds);
+
+// Every reason starts at zero so that rate() sees the first failure.
+void InitErrorCounters(metrics::CheckStatus& status);
+
+}  // namespace seatwatch::poll

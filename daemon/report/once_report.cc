@@ -1,0 +1,142 @@
+#include "report/once_report.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace seatwatch::report {
+
+namespace {
+
+std::string FormatLabels(const std::vector<checks::Label>& labels) {
+  std::string out;
+  for (const auto& label : labels) {
+    if (!out.empty()) out += " ";
+    out += label.name + "=" + label.value;
+  }
+  return out.empty() ? "(no labels)" : out;
+}
+
+std::string FormatValue(double value) {
+  std::ostringstream out;
+  out << std::setprecision(15) << value;
+  return out.str();
+}
+
+void WriteTable(std::ostringstream& out, const checks::DetailRows& detail, const std::string& indent) {
+  std::vector<size_t> widths;
+  for (const auto& column : detail.columns) widths.push_back(column.size());
+  auto cell = [](const std::optional<std::string>& value) { return value.value_or("NULL"); };
+  for (const auto& row : detail.rows) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], std::min<size_t>(cell(row[i]).size(), 40));
+    }
+  }
+  auto line = [&](const std::vector<std::string>& values) {
+    out << indent;
+    for (size_t i = 0; i < values.size() && i < widths.size(); ++i) {
+      std::string value = values[i].size() > 40 ? values[i].substr(0, 37) + "..." : values[i];
+      out << (i ? " | " : "") << std::left << std::setw(static_cast<int>(widths[i])) << value;
+    }
+    out << "\n";
+  };
+  line(detail.columns);
+  for (const auto& row : detail.rows) {
+    std::vector<std::string> values;
+    for (const auto& value : row) values.push_back(cell(value));
+    line(values);
+  }
+}
+
+}  // namespace
+
+std::string FormatOnceReport(const metrics::PollState& state, const std::string& masked_dsn) {
+  std::ostringstream out;
+  out << "seatwatch report\n";
+  out << "database: " << masked_dsn << " (" << (state.database_up ? "reachable" : "UNREACHABLE")
+      << ")\n\n";
+
+  out << "INVARIANTS\n";
+  int shown = 0;
+  for (const auto& check : state.checks) {
+    for (const auto& name : check.invariants) {
+      ++shown;
+      const checks::InvariantResult* result = nullptr;
+      if (check.output) {
+        for (const auto& candidate : check.output->invariants) {
+          if (candidate.name == name) result = &candidate;
+        }
+      }
+      if (!result) {
+        out << "  UNKNOWN   " << name << "  (check " << check.name << " failed: "
+            << check.last_reason << ": " << check.last_error << ")\n";
+        continue;
+      }
+      if (result->ok()) {
+        out << "  OK        " << name << "\n";
+        continue;
+      }
+      out << "  VIOLATED  " << name << "  (" << result->violations.size() << " rows, total "
+          << FormatValue(result->total()) << ")";
+      if (!result->help.empty()) out << "  " << result->help;
+      out << "\n";
+      for (const auto& violation : result->violations) {
+        out << "            " << FormatLabels(violation.labels) << "  "
+            << FormatValue(violation.value) << "\n";
+      }
+      if (result->detail) {
+        if (!result->detail->error.empty()) {
+          out << "            detail query failed: " << result->detail->error << "\n";
+        } else {
+          out << "            first offending rows:\n";
+          WriteTable(out, *result->detail, "              ");
+        }
+      }
+    }
+  }
+  if (shown == 0) out << "  (none configured)\n";
+
+  out << "\nMETRICS\n";
+  for (const auto& check : state.checks) {
+    if (!check.output || check.output->families.empty() || !check.invariants.empty()) continue;
+    for (const auto& family : check.output->families) {
+      out << "  " << family.name << " (" << family.metric.size() << " series)\n";
+      for (const auto& sample : family.metric) {
+        double value = family.type == prometheus::MetricType::Counter ? sample.counter.value
+                                                                      : sample.gauge.value;
+        if (family.type == prometheus::MetricType::Histogram) {
+          out << "    " << FormatLabels(sample.label) << "  count=" << sample.histogram.sample_count
+              << " sum=" << FormatValue(sample.histogram.sample_sum) << "\n";
+        } else {
+          out << "    " << FormatLabels(sample.label) << "  " << FormatValue(value) << "\n";
+        }
+      }
+    }
+  }
+
+  bool any_failed = false;
+  for (const auto& check : state.checks) {
+    if (check.has_run && !check.success) {
+      if (!any_failed) out << "\nFAILED CHECKS\n";
+      any_failed = true;
+      out << "  " << check.name << ": " << check.last_reason << ": " << check.last_error << "\n";
+    }
+  }
+  for (const auto& check : state.checks) {
+    if (check.output && !check.output->report.empty()) out << "\n" << check.output->report;
+  }
+  return out.str();
+}
+
+int OnceExitCode(const metrics::PollState& state) {
+  if (!state.database_up) return 3;
+  for (const auto& check : state.checks) {
+    if (!check.success) return 1;
+    for (const auto& invariant : check.output->invariants) {
+      if (!invariant.ok()) return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace seatwatch::report

@@ -1,0 +1,61 @@
+#include "util/duration.h"
+
+#include <cctype>
+#include <limits>
+#include <stdexcept>
+
+namespace seatwatch::util {
+
+namespace {
+
+long long UnitMillis(std::string_view unit) {
+  if (unit == "ms") return 1;
+  if (unit == "s") return 1000;
+  if (unit == "m") return 60 * 1000;
+  if (unit == "h") return 60 * 60 * 1000;
+  return 0;
+}
+
+}  // namespace
+
+Millis ParseDuration(std::string_view text) {
+  if (text.empty()) throw std::invalid_argument("empty duration");
+  long long total = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t digits_start = i;
+    long long number = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      number = number * 10 + (text[i] - '0');
+      if (number > std::numeric_limits<int>::max()) {
+        throw std::invalid_argument("duration \"" + std::string(text) + "\" is too large");
+      }
+      ++i;
+    }
+    if (i == digits_start) {
+      throw std::invalid_argument("duration \"" + std::string(text) +
+                                  "\" must be a number with a unit (ms, s, m, h), e.g. \"5s\"");
+    }
+    size_t unit_start = i;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    long long unit = UnitMillis(text.substr(unit_start, i - unit_start));
+    if (unit == 0) {
+      throw std::invalid_argument("duration \"" + std::string(text) +
+                                  "\" needs a unit of ms, s, m or h");
+    }
+    total += number * unit;
+  }
+  return Millis(total);
+}
+
+std::string FormatDuration(Millis value) {
+  long long ms = value.count();
+  if (ms != 0 && ms % (60 * 60 * 1000) == 0) return std::to_string(ms / (60 * 60 * 1000)) + "h";
+  if (ms != 0 && ms % (60 * 1000) == 0) return std::to_string(ms / (60 * 1000)) + "m";
+  if (ms != 0 && ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
+}
+
+double ToSeconds(Millis value) { return static_cast<double>(value.count()) / 1000.0; }
+
+}  // namespace seatwatch::util
