@@ -81,10 +81,12 @@ std::string MaskDsn(const std::string& dsn) {
   static const std::regex kKeyPassword(R"((password\s*=\s*)('([^'\\]|\\.)*'|[^\s]+))");
   // URI query parameter: ?password=secret&...
   static const std::regex kQueryPassword(R"(([?&]password=)[^&]*)");
-  std::string out = std::regex_replace(dsn, kUriPassword, "$1:****@");
-  out = std::regex_replace(out, kKeyPassword, "$1****");
-  out = std::regex_replace(out, kQueryPassword, "$1****");
-  return out;
+  static const std::regex kUriScheme(R"(^[a-z]+://)");
+  if (std::regex_search(dsn, kUriScheme)) {
+    std::string out = std::regex_replace(dsn, kUriPassword, "$1:****@");
+    return std::regex_replace(out, kQueryPassword, "$1****");
+  }
+  return std::regex_replace(dsn, kKeyPassword, "$1****");
 }
 
 }  // namespace seatwatch::db

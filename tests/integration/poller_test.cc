@@ -1,0 +1,165 @@
+// The poller against a real database: failures are counted per check while
+// the others keep reporting, and concurrent correct traffic never looks like
+// a violation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <pqxx/nontransaction>
+#include <pqxx/transaction>
+#include <thread>
+
+#include "checks/registry.h"
+#include "metrics/snapshot.h"
+#include "poll/poller.h"
+#include "support/scratch_db.h"
+#include "support/test_config.h"
+#include "support/test_env.h"
+
+namespace seatwatch {
+namespace {
+
+using testing::ScratchDatabase;
+
+const metrics::CheckStatus& Find(const metrics::PollState& state, const std::string& name) {
+  for (const auto& check : state.checks) {
+    if (check.name == name) return check;
+  }
+  throw std::runtime_error("no check " + name);
+}
+
+TEST(PollerTest, SlowQueryCountsTimeoutWhileOthersReport) {
+  ScratchDatabase db("sw_poller_timeout");
+  db.Exec("INSERT INTO seats (event_id, seat, status) VALUES (1, 'A1', 'sold')");
+  std::string dir = testing::MakeTempDir("seatwatch-sql");
+  testing::WriteFile(dir + "/slow.sql", "SELECT 0 AS violations FROM pg_sleep(2)");
+  testing::WriteFile(dir + "/sold.sql",
+                     "SELECT event_id, count(*) AS n FROM seats WHERE status = 'sold' GROUP BY 1;\n");
+  config::Config config = testing::ConfigFromToml(
+      "[database]\nstatement_timeout = \"300ms\"\n[locks]\nenabled = false\n"
+      "[[invariant]]\nname = \"slow_one\"\nsql = \"" + dir + "/slow.sql\"\nvalue = \"violations\"\n"
+      "[[metric]]\nname = \"sold_seats\"\nsql = \"" + dir + "/sold.sql\"\nlabels = [\"event_id\"]\nvalue = \"n\"\n",
+      db.dsn());
+  metrics::SnapshotStore store;
+  poll::Poller poller(config, checks::BuildChecks(config), store, "test");
+  metrics::PollState state = poller.RunAllOnce();
+  EXPECT_TRUE(state.database_up);
+  const auto& slow = Find(state, "slow_one");
+  EXPECT_FALSE(slow.success);
+  EXPECT_EQ(slow.errors.at("timeout"), 1u);
+  EXPECT_EQ(slow.errors.at("sql"), 0u);
+  EXPECT_EQ(slow.output, nullptr);
+  const auto& sold = Find(state, "sold_seats");
+  ASSERT_TRUE(sold.success) << sold.last_error;
+  ASSERT_EQ(sold.output->families.size(), 1u);
+  EXPECT_EQ(sold.output->families[0].name, "seatwatch_sold_seats");
+  EXPECT_DOUBLE_EQ(sold.output->families[0].metric.at(0).gauge.value, 1);
+}
+
+TEST(PollerTest, MissingColumnIsAnSqlFailureNamingTheKey) {
+  ScratchDatabase db("sw_poller_columns");
+  std::string dir = testing::MakeTempDir("seatwatch-sql");
+  testing::WriteFile(dir + "/q.sql", "SELECT 1 AS event, 0 AS violations");
+  config::Config config = testing::ConfigFromToml(
+      "[locks]\nenabled = false\n[[invariant]]\nname = \"wrong_label\"\nsql = \"" + dir +
+          "/q.sql\"\nlabels = [\"event_id\"]\nvalue = \"violations\"\n",
+      db.dsn());
+  metrics::SnapshotStore store;
+  poll::Poller poller(config, checks::BuildChecks(config), store, "test");
+  metrics::PollState state = poller.RunAllOnce();
+  const auto& check = Find(state, "wrong_label");
+  EXPECT_FALSE(check.success);
+  EXPECT_EQ(check.errors.at("sql"), 1u);
+  EXPECT_NE(check.last_error.find("seatwatch-test.toml:6:10: invariant.labels"), std::string::npos)
+      << check.last_error;
+  EXPECT_NE(check.last_error.find("\"event_id\""), std::string::npos) << check.last_error;
+}
+
+TEST(PollerTest, SharedQueryRunsOncePerPoll) {
+  ScratchDatabase db("sw_poller_shared");
+  db.Exec("SELECT pg_stat_statements_reset()");
+  config::Config config = testing::LoadShippedConfig(db.dsn());
+  config.locks.enabled = false;
+  config.holds.enabled = false;
+  metrics::SnapshotStore store;
+  poll::Poller poller(config, checks::BuildChecks(config), store, "test");
+  metrics::PollState state = poller.RunAllOnce();
+  for (const auto& check : state.checks) EXPECT_TRUE(check.success) << check.name << check.last_error;
+  // reconciliation.sql feeds both booking_reconciliation and event_inventory.
+  std::string calls = db.Scalar(
+      "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query LIKE '%seats%' "
+      "AND query LIKE '%tickets%' AND query LIKE '%payments%' AND query NOT LIKE '%seatwatch_detail%' "
+      "AND query NOT LIKE '%pg_stat_statements%'");
+  EXPECT_EQ(calls, "1");
+}
+
+// Many correct claim/pay/confirm transactions commit while the poller runs;
+// every poll judges one snapshot, so none of them may report a violation.
+TEST(PollerTest, ConcurrentCorrectConfirmsNeverLookViolated) {
+  ScratchDatabase db("sw_poller_concurrent");
+  db.Exec("INSERT INTO seats (event_id, seat) SELECT e, 'S' || n FROM generate_series(1, 4) e, "
+          "generate_series(1, 150) n");
+  config::Config config = testing::LoadShippedConfig(db.dsn());
+  config.locks.enabled = false;
+  std::atomic<bool> done{false};
+  std::atomic<int> confirmed{0};
+  std::vector<std::thread> buyers;
+  for (int worker = 0; worker < 4; ++worker) {
+    buyers.emplace_back([&, worker] {
+      pqxx::connection connection(db.dsn());
+      for (int n = 1; n <= 150; ++n) {
+        std::string seat = "S" + std::to_string(n);
+        std::string fan = "fan-" + std::to_string(worker) + "-" + std::to_string(n % 37);
+        std::string key = "k-" + std::to_string(worker) + "-" + seat;
+        int event_id = worker + 1;
+        pqxx::work claim(connection);
+        auto held = claim.exec_params(
+            "UPDATE seats SET status = 'held', holder = $3, hold_expires_at = now() + "
+            "interval '10 minutes', version = version + 1 WHERE event_id = $1 AND seat = $2 "
+            "AND (status = 'free' OR (status = 'held' AND hold_expires_at <= now())) RETURNING seat",
+            event_id, seat, fan);
+        claim.exec_params("INSERT INTO payments (idempotency_key, event_id, seat, fan, amount_cents) "
+                          "VALUES ($1, $2, $3, $4, 5000) ON CONFLICT (idempotency_key) DO NOTHING",
+                          key, event_id, seat, fan);
+        claim.commit();
+        if (held.size() != 1) continue;
+        pqxx::work confirm(connection);
+        auto ticket = confirm.exec_params(
+            "WITH sold AS (UPDATE seats SET status = 'sold', hold_expires_at = NULL, version = "
+            "version + 1 WHERE event_id = $1 AND seat = $2 AND status = 'held' AND holder = $3 "
+            "AND hold_expires_at > now() RETURNING event_id, seat, holder) "
+            "INSERT INTO tickets (event_id, seat, fan) SELECT event_id, seat, holder FROM sold "
+            "RETURNING seat",
+            event_id, seat, fan);
+        if (ticket.size() == 1) {
+          confirm.exec_params("UPDATE payments SET status = 'confirmed' WHERE idempotency_key = $1", key);
+          confirm.commit();
+          ++confirmed;
+        }
+      }
+    });
+  }
+  int polls = 0;
+  std::thread stopper([&] {
+    for (auto& buyer : buyers) buyer.join();
+    done = true;
+  });
+  while (!done || polls < 3) {
+    metrics::SnapshotStore store;
+    poll::Poller poller(config, checks::BuildChecks(config), store, "test");
+    metrics::PollState state = poller.RunAllOnce();
+    ++polls;
+    for (const auto& check : state.checks) {
+      ASSERT_TRUE(check.success) << check.name << ": " << check.last_error;
+      for (const auto& invariant : check.output->invariants) {
+        EXPECT_TRUE(invariant.ok()) << invariant.name << " violated at poll " << polls;
+      }
+    }
+  }
+  stopper.join();
+  EXPECT_EQ(confirmed.load(), 600);
+  EXPECT_GE(polls, 3);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM tickets"), "600");
+}
+
+}  // namespace
+}  // namespace seatwatch

@@ -1,0 +1,32 @@
+#include "cli/args.h"
+
+#include <gtest/gtest.h>
+
+namespace seatwatch::cli {
+namespace {
+
+TEST(ArgsTest, ParsesEveryFlag) {
+  Args args = ParseArgs({"--config", "a.toml", "--once", "--listen=127.0.0.1:1", "--log-level",
+                         "debug"});
+  EXPECT_EQ(args.config_path.value(), "a.toml");
+  EXPECT_TRUE(args.once);
+  EXPECT_FALSE(args.check_config);
+  EXPECT_EQ(args.listen.value(), "127.0.0.1:1");
+  EXPECT_EQ(args.log_level.value(), "debug");
+}
+
+TEST(ArgsTest, RejectsUnknownAndIncomplete) {
+  EXPECT_THROW(ParseArgs({"--bogus"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--config"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--once=yes"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--once", "--check-config"}), UsageError);
+}
+
+TEST(ArgsTest, HelpAndVersion) {
+  EXPECT_TRUE(ParseArgs({"--help"}).help);
+  EXPECT_TRUE(ParseArgs({"--version"}).version);
+  EXPECT_NE(UsageText().find("--check-config"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seatwatch::cli

@@ -1,0 +1,111 @@
+#include "metrics/snapshot_builder.h"
+
+#include <gtest/gtest.h>
+
+#include "metrics/family.h"
+
+namespace seatwatch::metrics {
+namespace {
+
+CheckStatus Status(const std::string& name, bool success) {
+  CheckStatus status;
+  status.name = name;
+  status.interval_seconds = 10;
+  status.has_run = true;
+  status.success = success;
+  status.duration_seconds = 0.25;
+  status.last_success_unix = success ? 1700000000 : 0;
+  status.errors = {{"connection", 0}, {"lock_timeout", 0}, {"sql", 0}, {"timeout", success ? 0u : 2u}};
+  return status;
+}
+
+PollState StateWithViolation() {
+  PollState state;
+  state.version = "1.2.3";
+  state.database_up = true;
+  state.last_poll_unix = 1700000001;
+  state.last_successful_poll_unix = 1700000001;
+  state.poll_interval_seconds = 10;
+  CheckStatus check = Status("booking", true);
+  check.invariants = {"sold_seat_without_ticket", "ticket_without_sold_seat"};
+  checks::CheckOutput output;
+  checks::InvariantResult violated;
+  violated.name = "sold_seat_without_ticket";
+  violated.violations.push_back({{{"event_id", "7"}}, 2});
+  checks::InvariantResult fine;
+  fine.name = "ticket_without_sold_seat";
+  output.invariants = {violated, fine};
+  output.families.push_back(SingleGauge("seatwatch_event_inventory", "inv", 5));
+  check.output = std::make_shared<const checks::CheckOutput>(output);
+  state.checks.push_back(check);
+  CheckStatus failing = Status("holds", false);
+  failing.invariants = {"some_failing_invariant"};
+  state.checks.push_back(failing);
+  state.history["sold_seat_without_ticket"] = {false, 1699999990};
+  return state;
+}
+
+TEST(SnapshotBuilderTest, RendersInvariantAndCheckSeries) {
+  std::string text = BuildSnapshot(StateWithViolation()).metrics_text;
+  EXPECT_NE(text.find("seatwatch_up 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("seatwatch_build_info{version=\"1.2.3\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("seatwatch_invariant_ok{invariant=\"sold_seat_without_ticket\"} 0\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("seatwatch_invariant_ok{invariant=\"ticket_without_sold_seat\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("seatwatch_invariant_violations{invariant=\"sold_seat_without_ticket\",event_id=\"7\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("seatwatch_invariant_status_since_timestamp_seconds{invariant=\"sold_seat_without_ticket\"} 1699999990\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("seatwatch_check_success{check=\"holds\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("seatwatch_check_errors_total{check=\"holds\",reason=\"timeout\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("# TYPE seatwatch_check_errors_total counter"), std::string::npos);
+  EXPECT_NE(text.find("seatwatch_event_inventory 5\n"), std::string::npos);
+}
+
+TEST(SnapshotBuilderTest, FailingCheckExportsNoStaleOk) {
+  std::string text = BuildSnapshot(StateWithViolation()).metrics_text;
+  EXPECT_EQ(text.find("some_failing_invariant"), std::string::npos) << text;
+}
+
+TEST(SnapshotBuilderTest, EmptyFamiliesAreDropped) {
+  PollState state;
+  state.version = "x";
+  std::string text = BuildSnapshot(state).metrics_text;
+  EXPECT_EQ(text.find("seatwatch_invariant_ok"), std::string::npos) << text;
+  EXPECT_NE(text.find("seatwatch_up 0\n"), std::string::npos);
+}
+
+TEST(SnapshotBuilderTest, InvariantsJsonShowsStatusAndUnknown) {
+  std::string json = InvariantsJson(StateWithViolation());
+  EXPECT_NE(json.find(R"({"name":"sold_seat_without_ticket","check":"booking","status":"violated")"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("violations":[{"labels":{"event_id":"7"},"value":2}])"), std::string::npos);
+  EXPECT_NE(json.find(R"({"name":"ticket_without_sold_seat","check":"booking","status":"ok")"),
+            std::string::npos);
+  EXPECT_NE(json.find(R"({"name":"some_failing_invariant","check":"holds","status":"unknown")"),
+            std::string::npos);
+}
+
+TEST(HistogramDataTest, CumulativeBuckets) {
+  HistogramData histogram({0.1, 1, 10});
+  histogram.Observe(0.05);
+  histogram.Observe(0.5);
+  histogram.Observe(0.5);
+  histogram.Observe(100);
+  auto family = HistogramFamily("h_seconds", "help");
+  histogram.AddTo(family);
+  const auto& h = family.metric[0].histogram;
+  ASSERT_EQ(h.bucket.size(), 4u);
+  EXPECT_EQ(h.bucket[0].cumulative_count, 1u);
+  EXPECT_EQ(h.bucket[1].cumulative_count, 3u);
+  EXPECT_EQ(h.bucket[2].cumulative_count, 3u);
+  EXPECT_EQ(h.bucket[3].cumulative_count, 4u);
+  EXPECT_EQ(h.sample_count, 4u);
+  EXPECT_DOUBLE_EQ(h.sample_sum, 101.05);
+}
+
+}  // namespace
+}  // namespace seatwatch::metrics
