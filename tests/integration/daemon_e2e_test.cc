@@ -23,7 +23,7 @@ using testing::Sample;
 using testing::ScratchDatabase;
 using testing::WaitFor;
 
-std::string PgDir() { return std::getenv("TEST_PG_DIR"); }
+std::string PgDir() { return testing::ScratchPgDir(); }
 
 // Restarts the scratch cluster if a test stopped it, whatever happened.
 struct ClusterGuard {

@@ -12,12 +12,6 @@ namespace seatwatch::testing {
 
 namespace {
 
-std::string PgDir() {
-  const char* dir = std::getenv("TEST_PG_DIR");
-  if (!dir || !*dir) throw std::runtime_error("TEST_PG_DIR is not set: run the tests through ctest");
-  return dir;
-}
-
 std::string Trim(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
@@ -32,7 +26,7 @@ void AdminExec(const std::string& sql) {
 }  // namespace
 
 std::string ScratchDsn(const std::string& dbname) {
-  std::string dir = PgDir();
+  std::string dir = ScratchPgDir();
   return "host=" + dir + "/sock port=" + Trim(ReadFile(dir + "/port")) +
          " user=postgres dbname=" + dbname;
 }

@@ -18,18 +18,16 @@ namespace seatwatch::testing {
 
 namespace {
 
-std::string RequiredEnv(const char* name) {
+std::string EnvOr(const char* name, const char* fallback) {
   const char* value = std::getenv(name);
-  if (!value || !*value) {
-    throw std::runtime_error(std::string(name) + " is not set: run the tests through ctest");
-  }
-  return value;
+  return value && *value ? value : fallback;
 }
 
 }  // namespace
 
-std::string SourceDir() { return RequiredEnv("SEATWATCH_SOURCE_DIR"); }
-std::string SeatwatchBinary() { return RequiredEnv("SEATWATCH_BINARY"); }
+std::string SourceDir() { return EnvOr("SEATWATCH_SOURCE_DIR", SEATWATCH_SOURCE_DIR_DEFAULT); }
+std::string SeatwatchBinary() { return EnvOr("SEATWATCH_BINARY", SEATWATCH_BINARY_DEFAULT); }
+std::string ScratchPgDir() { return EnvOr("TEST_PG_DIR", SEATWATCH_TEST_PG_DIR_DEFAULT); }
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -4,10 +4,13 @@
 
 namespace seatwatch::testing {
 
-// The repository root (SEATWATCH_SOURCE_DIR, set by CTest).
+// The repository root (SEATWATCH_SOURCE_DIR). Each of these defaults to the
+// build's own paths; the environment variable of the same name overrides it.
 std::string SourceDir();
-// The built daemon (SEATWATCH_BINARY, set by CTest).
+// The built daemon (SEATWATCH_BINARY).
 std::string SeatwatchBinary();
+// The scratch cluster's folder (TEST_PG_DIR): its port file and socket.
+std::string ScratchPgDir();
 // Reads a whole file; throws if it cannot.
 std::string ReadFile(const std::string& path);
 void WriteFile(const std::string& path, const std::string& text);

@@ -1,0 +1,37 @@
+# shellcheck shell=bash
+# Installs what seatwatch needs to build, test and demo, from Debian packages.
+# Idempotent: asks apt only when something is missing.
+
+SEATWATCH_PACKAGES=(
+  build-essential cmake pkg-config ccache git python3 curl
+  libpqxx-dev prometheus-cpp-dev libcivetweb-dev libtomlplusplus-dev
+  libgtest-dev googletest
+  postgresql postgresql-contrib
+  prometheus
+)
+
+seatwatch_install_deps() {
+  local missing=()
+  local pkg
+  for pkg in "${SEATWATCH_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$pkg")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  echo "seatwatch: installing ${missing[*]}" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Newest installed PostgreSQL server binaries (Debian keeps them off PATH).
+seatwatch_pgbin() {
+  ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n 1
+}
