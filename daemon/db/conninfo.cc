@@ -68,6 +68,9 @@ std::string BuildConninfo(const std::string& dsn, const SessionSettings& setting
   std::string session_options = "-c statement_timeout=" +
                                 std::to_string(settings.statement_timeout.count()) +
                                 " -c lock_timeout=" + std::to_string(settings.lock_timeout.count());
+  // Monitoring queries are short and repeated: JIT compilation would cost
+  // more than it saves and makes their timing erratic.
+  session_options += " -c jit=off";
   if (settings.read_only) session_options += " -c default_transaction_read_only=on";
   if (!user_options.empty()) session_options = user_options + " " + session_options;
   out += "options=" + Quote(session_options);
