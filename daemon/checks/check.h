@@ -41,6 +41,11 @@ class Check {
   virtual std::vector<std::string> invariants() const { return {}; }
 
   virtual CheckOutput Run(CheckContext& context) = 0;
+
+  // On a config reload the poller builds new checks; a check with the same
+  // name as one it replaces is handed the old instance here, so that state
+  // kept across runs (episode counters, histograms) survives. Default: none.
+  virtual void TakeStateFrom(Check& previous) { (void)previous; }
 };
 
 }  // namespace seatwatch::checks

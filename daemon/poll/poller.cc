@@ -85,6 +85,7 @@ void Poller::ApplyPendingReload() {
     if (it == previous.end()) continue;
     // Same name: keep counters and last results; the new definition runs
     // at its next due time.
+    entry.check->TakeStateFrom(*it->second.check);
     auto interval = entry.status.interval_seconds;
     auto invariants = entry.status.invariants;
     entry.status = std::move(it->second.status);
@@ -142,7 +143,12 @@ void Poller::PollDue(bool force_all) {
   TransactionSettings settings{config_.database.statement_timeout, config_.database.lock_timeout};
   if (!shared.empty()) RunSnapshotGroup(*connection, shared, settings);
   for (ScheduledCheck* entry : own) {
-    if (!session_->connected()) break;
+    if (!session_->connected()) {
+      // Lost mid-poll: the rest could not run, and must not keep showing
+      // their previous results.
+      FailAll({entry}, db::FailureReason::kConnection, "lost the database connection");
+      continue;
+    }
     RunOwnTransaction(*connection, *entry, settings);
     session_->CheckAfterError();
   }

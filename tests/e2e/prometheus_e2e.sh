@@ -82,10 +82,21 @@ psql -X -q -d sw_prom_e2e < "$work/blocker.in" > /dev/null 2>&1 &
 pids+=($!)
 exec 7> "$work/blocker.in"
 echo "BEGIN; UPDATE seats SET status = 'held', holder = 'fan-slow', hold_expires_at = now() + interval '10 minutes' WHERE event_id = 1 AND seat = 'A1';" >&7
+count_sql() { psql -X -At -d sw_prom_e2e -c "$1"; }
+blocker_idle() {
+  [ "$(count_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'sw_prom_e2e' AND state = 'idle in transaction' AND backend_xid IS NOT NULL")" = 1 ]
+}
+two_waiting() {
+  [ "$(count_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'sw_prom_e2e' AND wait_event_type = 'Lock'")" = 2 ]
+}
+# The claims must start only once the blocker holds the row, or they win it.
+wait_for 20 blocker_idle || fail "the blocker never went idle in transaction"
 for fan in b c; do
   psql -X -q -d sw_prom_e2e -c "UPDATE seats SET status = 'held', holder = 'fan-$fan', hold_expires_at = now() + interval '10 minutes' WHERE event_id = 1 AND seat = 'A1' AND (status = 'free' OR (status = 'held' AND hold_expires_at <= now()))" > /dev/null 2>&1 &
   pids+=($!)
 done
+
+wait_for 20 two_waiting || fail "the claims never queued behind the blocker"
 
 # --- Prometheus -------------------------------------------------------------
 prom_port=$(free_port)

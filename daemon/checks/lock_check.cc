@@ -1,0 +1,147 @@
+#include "checks/lock_check.h"
+
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#include "locks/lock_metrics.h"
+#include "locks/lock_wait_reader.h"
+#include "locks/locks_json.h"
+#include "locks/locks_report.h"
+#include "util/log.h"
+
+namespace seatwatch::checks {
+
+namespace {
+
+// Each resolution is one ctid lookup; the hottest rows are the ones on-call
+// needs named.
+constexpr size_t kMaxNamedRows = 10;
+
+std::string Seconds(double seconds) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << seconds;
+  return out.str();
+}
+
+// A relation-level lock request on the table (DDL waiting or queued): a ctid
+// lookup would queue behind it until lock_timeout. Leave the row unnamed.
+bool RelationLockQueued(const locks::LockPoll& poll, std::uint32_t relation) {
+  for (const auto& [pid, wait] : poll.waits) {
+    if (wait.locktype == "relation" && wait.relation == relation) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+LockCheck::LockCheck(config::LocksConfig config)
+    : config_(std::move(config)),
+      hot_rows_(config_.resolve_rows),
+      episodes_(std::chrono::duration<double>(config_.log_threshold).count(),
+                locks::LockWaitBuckets()) {}
+
+void LockCheck::TakeStateFrom(Check& previous) {
+  auto* old = dynamic_cast<LockCheck*>(&previous);
+  if (!old) return;
+  episodes_ = std::move(old->episodes_);
+  episodes_.set_log_threshold(std::chrono::duration<double>(config_.log_threshold).count());
+}
+
+locks::LockPoll LockCheck::Read(CheckContext& context) {
+  pqxx::transaction_base& tx = context.tx;
+  bool has_waitstart = tx.conn().server_version() >= 140000;
+  locks::LockPoll poll;
+  poll.wait_start_source = has_waitstart ? "waitstart" : "state_change";
+  poll.timestamp_seconds =
+      std::chrono::duration<double>(context.now.time_since_epoch()).count();
+
+  std::vector<locks::SessionRow> sessions = locks::ReadSessions(tx);
+  std::vector<int> waiting = locks::WaitingPids(sessions);
+  std::set<int> live;
+  for (auto& session : sessions) {
+    live.insert(session.pid);
+    poll.sessions.emplace(session.pid, std::move(session));
+  }
+  // pg_locks and pg_blocking_pids() take every lock-manager partition lock:
+  // when nobody waits there is nothing to learn from them.
+  if (!waiting.empty()) {
+    for (auto& wait : locks::ReadLockWaits(tx, waiting, has_waitstart)) {
+      poll.waits.emplace(wait.pid, std::move(wait));
+    }
+  }
+  locks::ApplyWaitStartFallback(poll.waits, poll.sessions, has_waitstart);
+  poll.counters = locks::ReadDatabaseCounters(tx);
+  poll.forest = locks::BuildForest(locks::ToWaiters(poll.waits), live);
+  if (config_.show_query) AddQueryTexts(tx, poll);
+  NameHotRows(tx, poll);
+  return poll;
+}
+
+void LockCheck::AddQueryTexts(pqxx::transaction_base& tx, locks::LockPoll& poll) const {
+  if (poll.forest.nodes.empty()) return;
+  std::vector<int> pids;
+  for (const auto& [pid, node] : poll.forest.nodes) pids.push_back(pid);
+  for (auto& [pid, query] : locks::ReadQueries(tx, pids, config_.query_max_length)) {
+    auto session = poll.sessions.find(pid);
+    if (session != poll.sessions.end()) session->second.query = std::move(query);
+  }
+}
+
+void LockCheck::NameHotRows(pqxx::transaction_base& tx, locks::LockPoll& poll) {
+  hot_rows_.Refresh(tx, std::chrono::steady_clock::now());
+  for (const auto& [oid, table] : hot_rows_.tables()) poll.watched_relations.push_back(table.name);
+  size_t looked_up = 0;
+  for (const auto& queue : poll.forest.rows) {
+    // The row is on the tuple lock of any session queued behind the head.
+    for (int pid : queue.queued) {
+      const locks::LockWaitRow* wait = poll.Wait(pid);
+      if (!wait || !wait->relation || !wait->page || !wait->tuple) continue;
+      std::optional<std::string> shown;
+      bool configured = hot_rows_.tables().count(*wait->relation) > 0;
+      if (configured && looked_up < kMaxNamedRows && !RelationLockQueued(poll, *wait->relation)) {
+        ++looked_up;
+        shown = hot_rows_.Resolve(tx, *wait->relation, *wait->page, *wait->tuple);
+      }
+      poll.rows[queue.target] =
+          shown.value_or(locks::FormatRowCtid(wait->relation_name, *wait->page, *wait->tuple));
+      break;
+    }
+  }
+}
+
+void LockCheck::LogLongWaits(const locks::LockPoll& poll, const std::vector<int>& pids) const {
+  for (int pid : pids) {
+    int root = poll.RootOf(pid);
+    const locks::SessionRow* session = poll.Session(root);
+    auto node = poll.forest.nodes.find(root);
+    int behind = node == poll.forest.nodes.end() ? 0 : node->second.blocked_total;
+    std::string xact_age;
+    if (session && session->xact_age_seconds) xact_age = Seconds(*session->xact_age_seconds);
+    log::Warn("lock wait past threshold",
+              {{"check", "locks"},
+               {"pid", std::to_string(pid)},
+               {"wait_seconds", Seconds(poll.WaitSeconds(pid))},
+               {"relation", poll.RelationOf(pid)},
+               {"hot_row", poll.HotRowOf(pid)},
+               {"root_pid", root == pid ? "" : std::to_string(root)},
+               {"root_state", root == pid ? "" : poll.StateOf(root)},
+               {"root_application", session && root != pid ? session->application_name : ""},
+               {"root_xact_age_seconds", root == pid ? "" : xact_age},
+               {"waiting_behind_root", std::to_string(behind)}});
+  }
+}
+
+CheckOutput LockCheck::Run(CheckContext& context) {
+  locks::LockPoll poll = Read(context);
+  locks::EpisodeChanges changes = episodes_.Update(locks::ToSamples(poll.waits));
+  LogLongWaits(poll, changes.crossed_threshold);
+  CheckOutput output;
+  output.families = locks::BuildLockFamilies(poll, episodes_);
+  output.documents["locks"] = locks::LocksJson(poll);
+  output.report = locks::LocksReport(poll);
+  last_ = std::move(poll);
+  return output;
+}
+
+}  // namespace seatwatch::checks

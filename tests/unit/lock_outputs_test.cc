@@ -1,0 +1,186 @@
+// What one lock poll exports: metric families, the /api/locks document and
+// the --once text, from hand-made rows.
+#include <gtest/gtest.h>
+
+#include "locks/hot_row.h"
+#include "locks/lock_metrics.h"
+#include "locks/locks_json.h"
+#include "locks/locks_report.h"
+#include "metrics/snapshot_builder.h"
+
+namespace seatwatch::locks {
+namespace {
+
+SessionRow Session(int pid, const std::string& state, bool waiting) {
+  SessionRow session;
+  session.pid = pid;
+  session.backend_type = "client backend";
+  session.client = true;
+  session.in_database = true;
+  session.state = state;
+  session.wait_event_type = waiting ? "Lock" : "Client";
+  session.wait_event = waiting ? "transactionid" : "ClientRead";
+  session.application_name = "app" + std::to_string(pid);
+  session.usename = "booking";
+  session.xact_age_seconds = 30;
+  session.state_age_seconds = 20;
+  session.query = "UPDATE seats SET status = 'held' WHERE seat = 'A12'";
+  return session;
+}
+
+LockWaitRow Wait(int pid, const std::string& locktype, std::vector<int> blockers, double seconds) {
+  LockWaitRow wait;
+  wait.pid = pid;
+  wait.locktype = locktype;
+  wait.mode = locktype == "tuple" ? "ExclusiveLock" : "ShareLock";
+  if (locktype == "tuple") {
+    wait.relation = 16400;
+    wait.relation_name = "seats";
+    wait.page = 0;
+    wait.tuple = 5;
+    wait.target = "tuple|5|16400|0|5||||||";
+  } else {
+    wait.target = "transactionid||||||||777|||";
+  }
+  wait.wait_seconds = seconds;
+  wait.wait_start_us = 1000 + pid;
+  wait.blockers = std::move(blockers);
+  return wait;
+}
+
+// R (pid 10) idle in transaction holds seat A12; 11 waits for its
+// transaction, 12 and 13 queue for the row.
+LockPoll HotSeatPoll(bool show_query = true) {
+  LockPoll poll;
+  poll.sessions[10] = Session(10, "idle in transaction", false);
+  for (int pid : {11, 12, 13}) poll.sessions[pid] = Session(pid, "active", true);
+  if (!show_query) {
+    for (auto& [pid, session] : poll.sessions) session.query.reset();
+  }
+  poll.waits[11] = Wait(11, "transactionid", {10}, 7.5);
+  poll.waits[12] = Wait(12, "tuple", {11}, 6);
+  poll.waits[13] = Wait(13, "tuple", {11, 12}, 2);
+  poll.forest = BuildForest(ToWaiters(poll.waits), {10, 11, 12, 13});
+  poll.rows[poll.forest.rows.at(0).target] = "seats(event_id=1, seat=A12)";
+  poll.watched_relations = {"seats"};
+  poll.counters = {4, 17};
+  poll.wait_start_source = "waitstart";
+  return poll;
+}
+
+std::string Render(const LockPoll& poll, const WaitEpisodes& episodes) {
+  return metrics::RenderText(BuildLockFamilies(poll, episodes));
+}
+
+bool Has(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+TEST(LockOutputsTest, MetricsOfAHotSeat) {
+  WaitEpisodes episodes(5, LockWaitBuckets());
+  std::string text = Render(HotSeatPoll(), episodes);
+  EXPECT_TRUE(Has(text, "seatwatch_lock_waiting_sessions 3")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_lock_wait_max_seconds 7.5")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_lock_blocking_roots{state=\"idle in transaction\"} 1")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_lock_blocking_roots{state=\"active\"} 0")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_lock_chain_max_depth 1")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_lock_max_blocked_by_one_root 3")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_lock_hot_row_waiters 3")) << text;
+  // The head waits on a transaction but counts under the row's relation.
+  EXPECT_TRUE(Has(text, "seatwatch_lock_waiting_by_relation{relation=\"seats\"} 3")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"active\"} 3")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"idle\"} 0")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_transaction_oldest_seconds{state=\"idle in transaction\"} 30"))
+      << text;
+  EXPECT_TRUE(Has(text, "seatwatch_deadlocks_total 4")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_xact_rollbacks_total 17")) << text;
+  EXPECT_NE(text.find("# TYPE seatwatch_lock_wait_duration_seconds histogram"), std::string::npos);
+  EXPECT_NE(text.find("40001"), std::string::npos) << "rollback HELP must explain 40001";
+  // No pid, query or row key in any label.
+  EXPECT_EQ(text.find("A12"), std::string::npos) << text;
+  EXPECT_EQ(text.find("pid="), std::string::npos) << text;
+}
+
+TEST(LockOutputsTest, NothingWaitingStillExportsZeros) {
+  LockPoll poll;
+  poll.watched_relations = {"seats"};
+  WaitEpisodes episodes(5, LockWaitBuckets());
+  std::string text = Render(poll, episodes);
+  for (const char* line :
+       {"seatwatch_lock_waiting_sessions 0", "seatwatch_lock_wait_max_seconds 0",
+        "seatwatch_lock_chain_max_depth 0", "seatwatch_lock_max_blocked_by_one_root 0",
+        "seatwatch_lock_hot_row_waiters 0", "seatwatch_lock_waits_total 0",
+        "seatwatch_lock_wait_duration_seconds_count 0",
+        "seatwatch_lock_blocking_roots{state=\"active\"} 0",
+        "seatwatch_lock_blocking_roots{state=\"idle in transaction\"} 0",
+        "seatwatch_lock_waiting_by_relation{relation=\"seats\"} 0",
+        "seatwatch_transaction_oldest_seconds{state=\"active\"} 0"}) {
+    EXPECT_TRUE(Has(text, line)) << line << "\n" << text;
+  }
+}
+
+TEST(LockOutputsTest, JsonNamesTheRootTheWaitersAndTheRow) {
+  std::string json = LocksJson(HotSeatPoll());
+  for (const char* part :
+       {"\"waiting_sessions\":3", "\"chain_max_depth\":1", "\"wait_start_source\":\"waitstart\"",
+        "\"roots\":[{\"pid\":10,\"state\":\"idle in transaction\",\"application_name\":\"app10\"",
+        "\"blocked_directly\":3,\"blocked_total\":3", "\"hot_row\":\"seats(event_id=1, seat=A12)\"",
+        "\"locktype\":\"tuple\",\"mode\":\"ExclusiveLock\",\"relation\":\"seats\"",
+        "\"wait_seconds\":7.5", "\"query\":\"UPDATE seats", "\"hot_rows\":[{\"row\":",
+        "\"cycles\":[]", "\"unattributed\":[]"}) {
+    EXPECT_NE(json.find(part), std::string::npos) << part << "\n" << json;
+  }
+}
+
+TEST(LockOutputsTest, JsonOmitsQueriesWhenHidden) {
+  std::string json = LocksJson(HotSeatPoll(false));
+  EXPECT_EQ(json.find("\"query\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"pid\":10"), std::string::npos) << json;
+}
+
+TEST(LockOutputsTest, ReportDrawsTheForest) {
+  std::string report = LocksReport(HotSeatPoll());
+  EXPECT_NE(report.find("3 waiting, longest 7.5s, deepest chain 1"), std::string::npos) << report;
+  EXPECT_NE(report.find("  root pid 10 idle in transaction"), std::string::npos) << report;
+  EXPECT_NE(report.find("holds up 3 (3 directly)"), std::string::npos) << report;
+  EXPECT_NE(report.find("    pid 12 waits 6.0s tuple ExclusiveLock on seats "
+                        "seats(event_id=1, seat=A12) (app12 booking@local)\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(LocksReport(LockPoll{}).find("no session waits"), std::string::npos);
+}
+
+TEST(LockOutputsTest, RowKeyFormatting) {
+  EXPECT_EQ(FormatRowKey("seats", {{"event_id", "event_id"}, {"seat", "seat"}},
+                         {std::string("1"), std::string("A12")}),
+            "seats(event_id=1, seat=A12)");
+  EXPECT_EQ(FormatRowKey("t", {{"k", "k"}}, {std::nullopt}), "t(k=NULL)");
+  EXPECT_EQ(FormatRowCtid("seats", 4, 2), "seats(ctid=(4,2))");
+}
+
+TEST(LockOutputsTest, WaitStartFallbackUsesStateChange) {
+  std::map<int, SessionRow> sessions{{11, Session(11, "active", true)}};
+  sessions[11].state_change_us = 123;
+  std::map<int, LockWaitRow> waits{{11, Wait(11, "transactionid", {10}, 0)}};
+  waits[11].wait_seconds.reset();
+  waits[11].wait_start_us.reset();
+  auto on14 = waits;
+  ApplyWaitStartFallback(on14, sessions, true);
+  EXPECT_DOUBLE_EQ(*on14[11].wait_seconds, 20);
+  EXPECT_FALSE(on14[11].wait_start_us.has_value());
+  ApplyWaitStartFallback(waits, sessions, false);
+  EXPECT_EQ(waits[11].wait_start_us, 123);
+}
+
+TEST(LockOutputsTest, OnlyClientWaitersOfTheDatabaseAreAskedAbout) {
+  SessionRow other_db = Session(2, "active", true);
+  other_db.in_database = false;
+  SessionRow worker = Session(3, "active", true);
+  worker.client = false;
+  std::vector<int> pids =
+      WaitingPids({Session(1, "active", true), other_db, worker, Session(4, "idle", false)});
+  EXPECT_EQ(pids, std::vector<int>{1});
+}
+
+}  // namespace
+}  // namespace seatwatch::locks
