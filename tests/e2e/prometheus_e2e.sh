@@ -31,7 +31,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # shellcheck disable=SC1091
 source "$pgdir/env"
-psql_admin() { psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
+psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
 psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d sw_prom_e2e "$@"; }
 
 free_port() {
