@@ -4,9 +4,12 @@
 #include <pqxx/transaction>
 
 #include "app/commands.h"
+#include "checks/holds_check.h"
 #include "checks/query_entry.h"
 #include "db/savepoint.h"
 #include "db/conninfo.h"
+#include "db/rows.h"
+#include "metrics/row_mapping.h"
 
 namespace seatwatch::app {
 
@@ -41,6 +44,23 @@ int CheckConfigCommand(const config::Config& config) {
           entry.kind == config::QueryConfig::Kind::kInvariant ? "invariant" : "metric";
       std::cerr << "seatwatch: " << entry.KeyLocation("sql").Describe(std::string(section) + ".sql")
                 << ": " << entry.sql_path << ": " << e.what() << "\n";
+      ++problems;
+    }
+  }
+  if (config.holds.enabled) {
+    try {
+      db::Savepoint savepoint(tx, "seatwatch_verify");
+      db::Rows rows = db::ToRows(
+          tx.exec("SELECT * FROM (\n" + config.holds.sql + "\n) AS seatwatch_verify LIMIT 0"));
+      for (const auto& column : checks::HoldsColumns()) {
+        if (rows.ColumnIndex(column) < 0) {
+          throw metrics::MissingColumn("sql", column, rows.columns);
+        }
+      }
+      savepoint.Release();
+    } catch (const std::exception& e) {
+      std::cerr << "seatwatch: " << config.holds.where.Describe("holds.sql") << ": "
+                << config.holds.sql_path << ": " << e.what() << "\n";
       ++problems;
     }
   }

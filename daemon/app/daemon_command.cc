@@ -3,6 +3,7 @@
 
 #include "app/commands.h"
 #include "checks/registry.h"
+#include "cleanup/cleanup_service.h"
 #include "config/load.h"
 #include "config/overrides.h"
 #include "http/handlers.h"
@@ -48,7 +49,9 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   poll::Poller poller(config, checks::BuildChecks(config), store, version);
 
   http::Server server(config.http.listen, kHttpThreads);
-  http::RegisterHandlers(server, store, {});
+  // The only part that writes to the database; its own thread and connection.
+  cleanup::CleanupService cleanup(config);
+  http::RegisterHandlers(server, store, {cleanup.MetricsSource()});
   try {
     server.Start();
   } catch (const std::exception& e) {
@@ -57,6 +60,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   }
 
   std::thread poller_thread([&poller] { poller.Run(); });
+  cleanup.Start();
   log::Info("seatwatch started", {{"version", version}, {"config", config_path}});
 
   while (true) {
@@ -67,6 +71,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
       if (auto fresh = TryReload(config_path, listen_override)) {
         log::SetLevel(log::ParseLevel(fresh->log_level));
         auto checks = checks::BuildChecks(*fresh);
+        cleanup.Reload(*fresh);
         poller.Reload(std::move(*fresh), std::move(checks));
       }
       continue;
@@ -75,6 +80,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
     break;
   }
   poller.Stop();
+  cleanup.Stop();  // the batch in flight finishes; the leader lock is released
   poller_thread.join();
   server.Stop();
   log::Info("seatwatch stopped");

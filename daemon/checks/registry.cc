@@ -1,6 +1,8 @@
 #include "checks/registry.h"
 
+#include "checks/holds_check.h"
 #include "checks/invariant_check.h"
+#include "checks/lock_check.h"
 #include "checks/metric_check.h"
 
 namespace seatwatch::checks {
@@ -15,6 +17,8 @@ std::vector<std::unique_ptr<Check>> BuildChecks(const config::Config& config) {
       checks.push_back(std::make_unique<MetricCheck>(entry, interval));
     }
   }
+  if (config.holds.enabled) checks.push_back(std::make_unique<HoldsCheck>(config.holds, config.holds.interval.value_or(config.poll.interval)));
+  if (config.locks.enabled) checks.push_back(std::make_unique<LockCheck>(config.locks));
   return checks;
 }
 

@@ -166,6 +166,16 @@ TEST_F(DaemonE2eTest, ConfigErrorsExitTwoNamingFileLineAndKey) {
   EXPECT_EQ(check.Stop(), 2) << check.Log();
   EXPECT_NE(check.Log().find(mismatch + ":4:10: invariant.labels:"), std::string::npos) << check.Log();
 
+  // The [holds] query's columns are proved too.
+  testing::WriteFile(dir_ + "/holds.sql", "SELECT 1 AS holds_active, 2 AS holds_expired");
+  std::string holds = dir_ + "/holds.toml";
+  testing::WriteFile(holds, "[holds]\nsql = \"holds.sql\"\n");
+  DaemonProcess holds_check({"--config", holds, "--check-config"}, Env());
+  ASSERT_TRUE(WaitFor([&] { return !holds_check.Running(); }, 10s));
+  EXPECT_EQ(holds_check.Stop(), 2) << holds_check.Log();
+  EXPECT_NE(holds_check.Log().find(holds + ":1:1: holds.sql"), std::string::npos) << holds_check.Log();
+  EXPECT_NE(holds_check.Log().find("holds_expired_oldest_seconds"), std::string::npos) << holds_check.Log();
+
   DaemonProcess good({"--config", config_, "--check-config"}, Env());
   ASSERT_TRUE(WaitFor([&] { return !good.Running(); }, 10s));
   EXPECT_EQ(good.Stop(), 0) << good.Log();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "checks/registry.h"
 #include "config/config_error.h"
@@ -64,8 +65,7 @@ TEST(HoldsFromRowsTest, MissingColumnIsNamed) {
   EXPECT_NE(error.find("\"holds_expired_oldest_seconds\" is not in the query's result"),
             std::string::npos)
       << error;
-  EXPECT_NE(error.find("holds_active, holds_expired, payments_lapsed"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("holds_active, holds_expired, payments_lapsed"), std::string::npos) << error;
 }
 
 TEST(HoldsFromRowsTest, RejectsAnythingButOneRow) {
@@ -76,8 +76,9 @@ TEST(HoldsFromRowsTest, RejectsAnythingButOneRow) {
   db::Rows two = HoldsRows({"1", "1", "1", "1"});
   two.values.push_back({"1", "1", "1", "1"});
   EXPECT_NE(ErrorOf([&] { HoldsFromRows(two); }).find("(it returned 2)"), std::string::npos);
-  EXPECT_NE(ErrorOf([&] { HoldsFromRows(HoldsRows({"1", "many", "1", "1"})); })
-                .find("column \"holds_expired\""),
+  EXPECT_NE(ErrorOf([&] {
+              HoldsFromRows(HoldsRows({"1", "many", "1", "1"}));
+            }).find("column \"holds_expired\""),
             std::string::npos);
 }
 
@@ -105,7 +106,8 @@ TEST(HoldsConfigTest, SectionTurnsItOnWithPollIntervalByDefault) {
 interval = "7s"
 [holds]
 sql = "../queries/booking/holds.sql"
-)", kPath);
+)",
+                                              kPath);
   EXPECT_TRUE(config.holds.enabled);
   EXPECT_EQ(config.holds.sql_path, "/etc/queries/booking/holds.sql");
   EXPECT_FALSE(config.holds.interval.has_value());
@@ -118,8 +120,8 @@ sql = "../queries/booking/holds.sql"
 }
 
 TEST(HoldsConfigTest, OwnIntervalAndOff) {
-  config::Config config = config::ParseConfig(
-      "[holds]\nsql = \"holds.sql\"\ninterval = \"30s\"\n", kPath);
+  config::Config config =
+      config::ParseConfig("[holds]\nsql = \"holds.sql\"\ninterval = \"30s\"\n", kPath);
   auto checks = BuildChecks(config);
   auto holds = std::find_if(checks.begin(), checks.end(),
                             [](const auto& check) { return check->name() == "holds"; });
@@ -139,8 +141,9 @@ TEST(HoldsConfigTest, BadSections) {
     return ErrorOf([&] { config::ParseConfig(toml, kPath); });
   };
   EXPECT_NE(error("[holds]\n").find("holds.sql: is required"), std::string::npos);
-  EXPECT_NE(error("[holds]\nsql = \"h.sql\"\nintervall = \"5s\"\n").find("holds.intervall: unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      error("[holds]\nsql = \"h.sql\"\nintervall = \"5s\"\n").find("holds.intervall: unknown key"),
+      std::string::npos);
   EXPECT_NE(error("[holds]\nsql = \"h.sql\"\ninterval = \"5\"\n").find("holds.interval"),
             std::string::npos);
   EXPECT_NE(error("[holds]\nsql = \"h.sql\"\ninterval = \"10ms\"\n").find("must be at least 100ms"),

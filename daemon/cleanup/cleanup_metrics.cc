@@ -1,0 +1,82 @@
+#include "cleanup/cleanup_metrics.h"
+
+#include "metrics/snapshot_builder.h"
+#include "util/duration.h"
+
+namespace seatwatch::cleanup {
+
+const char* BatchResultLabel(BatchResult result) {
+  switch (result) {
+    case BatchResult::kOk:
+      return "ok";
+    case BatchResult::kLockTimeout:
+      return "lock_timeout";
+    case BatchResult::kError:
+      return "error";
+  }
+  return "error";
+}
+
+const std::vector<double>& CleanupMetrics::BatchBuckets() {
+  static const std::vector<double> kBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                               0.1,   0.25,   0.5,   1,    2.5,   5};
+  return kBuckets;
+}
+
+CleanupMetrics::CleanupMetrics(const config::CleanupConfig& config) : durations_(BatchBuckets()) {
+  Configure(config);
+}
+
+void CleanupMetrics::Configure(const config::CleanupConfig& config) {
+  enabled_ = config.enabled;
+  interval_seconds_ = util::ToSeconds(config.interval);
+  if (!enabled_) leader_ = false;
+}
+
+void CleanupMetrics::ObserveBatch(BatchResult result, double seconds) {
+  ++batches_[static_cast<size_t>(result)];
+  durations_.Observe(seconds);
+}
+
+std::vector<prometheus::MetricFamily> CleanupMetrics::Families() const {
+  std::vector<prometheus::MetricFamily> out;
+  out.push_back(metrics::SingleGauge(
+      "seatwatch_cleanup_enabled",
+      "1 if hold cleanup is configured on in this instance ([cleanup] enabled), 0 if not.",
+      enabled_ ? 1 : 0));
+  out.push_back(metrics::SingleGauge(
+      "seatwatch_cleanup_leader",
+      "1 if this instance holds the cleanup leader lock (only the leader frees holds), 0 if not.",
+      leader_ ? 1 : 0));
+  out.push_back(metrics::SingleGauge("seatwatch_cleanup_interval_seconds",
+                                     "The configured [cleanup] interval between runs, in seconds.",
+                                     interval_seconds_));
+  auto freed = metrics::CounterFamily(
+      "seatwatch_cleanup_freed_total",
+      "Expired holds set free by this instance's cleanup; with dry_run on, the holds it would "
+      "have freed (nothing is changed then).");
+  metrics::AddCounter(freed, {}, static_cast<double>(freed_));
+  out.push_back(std::move(freed));
+  auto batches = metrics::CounterFamily(
+      "seatwatch_cleanup_batches_total",
+      "Cleanup batches (one short transaction each) by result: ok, lock_timeout (55P03), error "
+      "(anything else, including serialization failures and statement timeouts).");
+  for (BatchResult result : {BatchResult::kOk, BatchResult::kLockTimeout, BatchResult::kError}) {
+    metrics::AddCounter(batches, {{"result", BatchResultLabel(result)}},
+                        static_cast<double>(batches_[static_cast<size_t>(result)]));
+  }
+  out.push_back(std::move(batches));
+  auto durations = metrics::HistogramFamily("seatwatch_cleanup_batch_duration_seconds",
+                                            "Wall time of each cleanup batch, in seconds.");
+  durations_.AddTo(durations);
+  out.push_back(std::move(durations));
+  out.push_back(metrics::SingleGauge(
+      "seatwatch_cleanup_last_success_timestamp_seconds",
+      "Unix time at which the last cleanup run without a failed batch ended (0: never).",
+      last_success_unix_));
+  return out;
+}
+
+std::string CleanupMetrics::Render() const { return metrics::RenderText(Families()); }
+
+}  // namespace seatwatch::cleanup

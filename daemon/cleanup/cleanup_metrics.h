@@ -1,0 +1,64 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <prometheus/metric_family.h>
+
+#include "config/config.h"
+#include "metrics/family.h"
+
+namespace seatwatch::cleanup {
+
+// How one cleanup batch ended; the `result` label of
+// seatwatch_cleanup_batches_total.
+enum class BatchResult { kOk = 0, kLockTimeout = 1, kError = 2 };
+
+const char* BatchResultLabel(BatchResult result);
+
+// The cleanup's own series:
+//   seatwatch_cleanup_enabled                          gauge
+//   seatwatch_cleanup_leader                           gauge
+//   seatwatch_cleanup_interval_seconds                 gauge
+//   seatwatch_cleanup_freed_total                      counter
+//   seatwatch_cleanup_batches_total{result}            counter (ok, lock_timeout, error)
+//   seatwatch_cleanup_batch_duration_seconds           histogram
+//   seatwatch_cleanup_last_success_timestamp_seconds   gauge
+// Every series is exported from the start (counters at 0), also when cleanup
+// is disabled, so dashboards and alert rules never see them absent.
+// A plain value, not thread-safe: the worker thread owns it and publishes
+// Render()'s text; a restarted worker takes it over to keep the counters.
+class CleanupMetrics {
+ public:
+  // Buckets for short batches: milliseconds up to the default 2s statement_timeout.
+  static const std::vector<double>& BatchBuckets();
+
+  explicit CleanupMetrics(const config::CleanupConfig& config);
+
+  // On reload: takes the new enabled flag and interval, keeps the counters.
+  void Configure(const config::CleanupConfig& config);
+  void SetLeader(bool leader) { leader_ = leader; }
+  void AddFreed(std::uint64_t count) { freed_ += count; }
+  void ObserveBatch(BatchResult result, double seconds);
+  void SetLastSuccess(double unix_seconds) { last_success_unix_ = unix_seconds; }
+
+  bool leader() const { return leader_; }
+  std::uint64_t freed() const { return freed_; }
+  std::uint64_t batches(BatchResult result) const { return batches_[static_cast<size_t>(result)]; }
+
+  std::vector<prometheus::MetricFamily> Families() const;
+  std::string Render() const;
+
+ private:
+  bool enabled_ = false;
+  double interval_seconds_ = 0;
+  bool leader_ = false;
+  std::uint64_t freed_ = 0;
+  std::array<std::uint64_t, 3> batches_{};
+  metrics::HistogramData durations_;
+  double last_success_unix_ = 0;
+};
+
+}  // namespace seatwatch::cleanup

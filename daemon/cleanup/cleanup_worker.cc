@@ -1,0 +1,199 @@
+#include "cleanup/cleanup_worker.h"
+
+#include <cstdio>
+
+#include <pqxx/except>
+
+#include "cleanup/backoff_policy.h"
+#include "util/duration.h"
+#include "util/log.h"
+
+namespace seatwatch::cleanup {
+
+namespace {
+
+constexpr size_t kLoggedEvents = 5;
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string Seconds(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3fs", value);
+  return text;
+}
+
+std::string OneLine(std::string message) {
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  return message;
+}
+
+}  // namespace
+
+db::SessionSettings CleanupSessionSettings(const config::Config& config) {
+  db::SessionSettings settings;
+  settings.application_name = config.database.application_name + "-cleanup";
+  settings.connect_timeout = config.database.connect_timeout;
+  settings.statement_timeout = config.cleanup.statement_timeout;
+  settings.lock_timeout = config.cleanup.lock_timeout;
+  settings.read_only = false;
+  return settings;
+}
+
+CleanupWorker::CleanupWorker(const config::Config& config, CleanupMetrics metrics,
+                             std::shared_ptr<PublishedText> out)
+    : config_(config.cleanup),
+      session_(config.database.dsn, CleanupSessionSettings(config),
+               config.database.reconnect_max_backoff),
+      metrics_(std::move(metrics)),
+      out_(std::move(out)) {
+  metrics_.Configure(config_);
+  metrics_.SetLeader(false);
+  Publish();
+}
+
+CleanupWorker::~CleanupWorker() { Stop(); }
+
+void CleanupWorker::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { Run(); });
+}
+
+CleanupMetrics CleanupWorker::Stop() {
+  stop_.Request();
+  if (thread_.joinable()) thread_.join();
+  return metrics_;
+}
+
+void CleanupWorker::Publish() { out_->Publish(metrics_.Render()); }
+
+void CleanupWorker::SetLeader(bool leader) {
+  if (leader != metrics_.leader()) {
+    if (leader) {
+      log::Info("cleanup: this instance is now the cleanup leader",
+                {{"application_name", session_.settings().application_name},
+                 {"backend_pid", std::to_string(session_.backend_pid())}});
+    } else {
+      log::Info("cleanup: no longer the cleanup leader");
+    }
+  }
+  metrics_.SetLeader(leader);
+}
+
+pqxx::connection& CleanupWorker::LiveConnection() {
+  pqxx::connection* connection = &session_.Connection();
+  // libpq learns that the server closed an idle connection (a terminated
+  // backend, a restart) only when it next reads from it, and libpqxx 6.4
+  // leaks the result of a statement that fails that way. Reading what is
+  // pending first finds the closed connection without a statement; then the
+  // session reconnects at once. Leadership went with the old backend.
+  for (int i = 0; i < 2 && connection->is_open(); ++i) {
+    try {
+      connection->get_notifs();
+    } catch (const pqxx::broken_connection&) {
+      break;
+    }
+  }
+  if (!connection->is_open()) {
+    SetLeader(false);
+    session_.CheckAfterError();
+    connection = &session_.Connection();
+  }
+  return *connection;
+}
+
+bool CleanupWorker::RunOnce() {
+  // No connection, or no answer about the lock, is not a failed batch: try
+  // again next interval (the session itself spaces out reconnects), so that
+  // leadership is taken up again soon after the database is back.
+  pqxx::connection* connection = nullptr;
+  try {
+    connection = &LiveConnection();  // logs its own failures
+  } catch (const std::exception&) {
+    SetLeader(false);
+    return false;
+  }
+  bool leader = false;
+  try {
+    leader = leader_.Ensure(*connection);
+  } catch (const std::exception& e) {
+    log::Warn("cleanup: cannot check the leader lock", {{"error", OneLine(e.what())}});
+    session_.CheckAfterError();
+    SetLeader(false);
+    return false;
+  }
+  if (!leader && !announced_standby_) {
+    log::Info("cleanup: another instance holds the cleanup leader lock; standing by",
+              {{"retry_every", util::FormatDuration(config_.interval)}});
+  }
+  announced_standby_ = !leader;
+  SetLeader(leader);
+  if (!leader) return false;
+
+  HoldCleanup cleanup(config_, metrics_, stop_);
+  RunResult result = cleanup.Run(*connection, [this] { Publish(); });
+  session_.CheckAfterError();
+  if (!session_.connected()) SetLeader(false);  // the server dropped the lock with the backend
+  if (result.outcome == BatchResult::kOk) metrics_.SetLastSuccess(UnixNow());
+  LogRun(result);
+  return result.outcome != BatchResult::kOk;
+}
+
+void CleanupWorker::LogRun(const RunResult& result) const {
+  const auto& summary = result.summary;
+  std::string freed = std::to_string(summary.freed());
+  std::string events = SummarizeEvents(summary.per_event(), kLoggedEvents);
+  std::string batches = std::to_string(summary.batches());
+  const char* msg = config_.dry_run ? "cleanup dry run: would free expired holds"
+                                    : "cleanup: freed expired holds";
+  if (result.outcome != BatchResult::kOk) {
+    log::Warn(msg, {{"freed", freed},
+                    {"events", events},
+                    {"batches", batches},
+                    {"duration", Seconds(result.seconds)},
+                    {"result", BatchResultLabel(result.outcome)},
+                    {"error", result.error}});
+    return;
+  }
+  // A run with nothing to do is routine; it shows in the metrics, and at
+  // debug level, without a line every interval.
+  log::Level level = summary.freed() > 0 ? log::Level::kInfo : log::Level::kDebug;
+  log::Write(level, msg,
+             {{"freed", freed},
+              {"events", events},
+              {"batches", batches},
+              {"duration", Seconds(result.seconds)},
+              {"result", "ok"},
+              {"stopped", result.stopped ? "true" : "false"}});
+}
+
+void CleanupWorker::Run() {
+  log::Info("cleanup worker started", {{"dsn", session_.masked_dsn()},
+                                       {"application_name", session_.settings().application_name},
+                                       {"dry_run", config_.dry_run ? "true" : "false"}});
+  BackoffPolicy backoff(config_.interval);
+  while (!stop_.requested()) {
+    bool failed = RunOnce();
+    Publish();
+    auto wait = backoff.Next(failed);
+    if (failed) {
+      log::Debug("cleanup: backing off", {{"wait_ms", std::to_string(wait.count())},
+                                          {"failed_runs", std::to_string(backoff.failures())}});
+    }
+    if (stop_.WaitFor(wait)) break;
+  }
+  if (metrics_.leader() && session_.connected()) {
+    try {
+      leader_.Release(session_.Connection());
+    } catch (const std::exception&) {
+      // Gone already: the server released the lock with the backend.
+    }
+  }
+  session_.Disconnect();
+  SetLeader(false);
+  Publish();
+  log::Info("cleanup worker stopped");
+}
+
+}  // namespace seatwatch::cleanup

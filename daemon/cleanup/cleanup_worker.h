@@ -1,0 +1,67 @@
+#pragma once
+
+#include <memory>
+#include <thread>
+
+#include "cleanup/cleanup_leader.h"
+#include "cleanup/cleanup_metrics.h"
+#include "cleanup/hold_cleanup.h"
+#include "cleanup/published_text.h"
+#include "cleanup/stop_signal.h"
+#include "config/config.h"
+#include "db/session.h"
+
+namespace seatwatch::cleanup {
+
+// The cleanup connection's settings: the configured application_name with
+// "-cleanup" appended (so a DBA sees in pg_stat_activity which session
+// writes), writes allowed, the cleanup's own timeouts.
+db::SessionSettings CleanupSessionSettings(const config::Config& config);
+
+// Runs hold cleanup on its own thread and its own database session, apart
+// from the poller: every interval it makes sure it is the leader (see
+// CleanupLeader) and, if it is, runs HoldCleanup; after a run with a failed
+// batch it backs off (BackoffPolicy). Without a connection it is not the
+// leader and tries again next interval. Logs one line per run (at debug
+// level when there was nothing to free) and publishes its metrics text after
+// every batch and every run.
+//
+// Thread-safety: Start() and Stop() from one controlling thread; everything
+// else happens on the worker's thread; the PublishedText is the only shared
+// state and is thread-safe.
+class CleanupWorker {
+ public:
+  CleanupWorker(const config::Config& config, CleanupMetrics metrics,
+                std::shared_ptr<PublishedText> out);
+  ~CleanupWorker();
+  CleanupWorker(const CleanupWorker&) = delete;
+  CleanupWorker& operator=(const CleanupWorker&) = delete;
+
+  void Start();
+  // Lets the batch in flight finish, releases the leader lock, disconnects
+  // and joins the thread. Returns the metrics, so that a worker started
+  // after a reload carries the counters on. Idempotent.
+  CleanupMetrics Stop();
+
+ private:
+  void Run();
+  // The session's connection, reconnected first if the server has closed it.
+  pqxx::connection& LiveConnection();
+  // One turn: leadership, then (as leader) one cleanup run. True if a batch
+  // of the run failed (the next run then backs off).
+  bool RunOnce();
+  void SetLeader(bool leader);
+  void LogRun(const RunResult& result) const;
+  void Publish();
+
+  config::CleanupConfig config_;
+  db::Session session_;
+  CleanupLeader leader_;
+  CleanupMetrics metrics_;
+  std::shared_ptr<PublishedText> out_;
+  StopSignal stop_;
+  bool announced_standby_ = false;
+  std::thread thread_;
+};
+
+}  // namespace seatwatch::cleanup
