@@ -156,10 +156,9 @@ void CleanupWorker::LogRun(const RunResult& result) const {
                     {"error", result.error}});
     return;
   }
-  // A run with nothing to do is routine; it shows in the metrics, and at
-  // debug level, without a line every interval.
-  log::Level level = summary.freed() > 0 ? log::Level::kInfo : log::Level::kDebug;
-  log::Write(level, msg,
+  // One line per run, also when it freed nothing: the log then shows that
+  // the housekeeping job is alive and how long an empty pass costs.
+  log::Write(log::Level::kInfo, msg,
              {{"freed", freed},
               {"events", events},
               {"batches", batches},
