@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "config/config_error.h"
 #include "config/load.h"
 #include "config/parse.h"
 #include "support/test_env.h"
@@ -34,6 +35,15 @@ config::Config ConfigFromToml(const std::string& toml, const std::string& dsn) {
   config::LoadSqlFiles(config);
   config.database.dsn = dsn;
   return config;
+}
+
+std::string ConfigErrorOf(const std::string& toml, const std::string& path) {
+  try {
+    config::ParseConfig(toml, path);
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace seatwatch::testing

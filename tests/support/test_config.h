@@ -20,4 +20,8 @@ config::Config LoadShippedConfig(const std::string& dsn, const std::string& poll
 // repository root) and the DSN set.
 config::Config ConfigFromToml(const std::string& toml, const std::string& dsn);
 
+// Parses `toml` as if it were the file `path` and returns the ConfigError's
+// message, or "(no error)".
+std::string ConfigErrorOf(const std::string& toml, const std::string& path);
+
 }  // namespace seatwatch::testing

@@ -4,6 +4,7 @@
 #include "cleanup/cleanup_worker.h"
 #include "config/config_error.h"
 #include "config/parse.h"
+#include "support/test_config.h"
 
 namespace seatwatch::config {
 namespace {
@@ -12,14 +13,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
 
-std::string ErrorOf(const std::string& toml) {
-  try {
-    ParseConfig(toml, kPath);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
 
 TEST(CleanupConfigTest, OffByDefaultWithTheDocumentedDefaults) {
   CleanupConfig cleanup = ParseConfig("", kPath).cleanup;

@@ -1,4 +1,5 @@
 #include "config/parse.h"
+#include "support/test_config.h"
 
 #include <gtest/gtest.h>
 
@@ -11,14 +12,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
 
-std::string ErrorOf(const std::string& toml) {
-  try {
-    ParseConfig(toml, kPath);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
 
 TEST(ConfigParseTest, DefaultsWhenEmpty) {
   Config config = ParseConfig("", kPath);
