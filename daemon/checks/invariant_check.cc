@@ -29,6 +29,20 @@ size_t CountParameters(const std::string& sql) {
   return highest;
 }
 
+namespace {
+
+// The violation rows as one comparable string: labels and values in order.
+std::string ViolationsKey(const std::vector<Violation>& violations) {
+  std::string key;
+  for (const auto& violation : violations) {
+    for (const auto& label : violation.labels) key += label.name + "=" + label.value + ",";
+    key += std::to_string(violation.value) + ";";
+  }
+  return key;
+}
+
+}  // namespace
+
 InvariantCheck::InvariantCheck(config::QueryConfig entry, Millis interval)
     : entry_(std::move(entry)), interval_(interval) {}
 
@@ -67,9 +81,18 @@ CheckOutput InvariantCheck::Run(CheckContext& context) {
     result.check = entry_.name;
     result.help = entry_.help;
     result.violations = std::move(grouped[name]);
-    if (!result.ok()) {
-      auto detail = entry_.detail_sql.find(name);
-      if (detail != entry_.detail_sql.end()) result.detail = FetchDetail(context, detail->second);
+    auto detail = entry_.detail_sql.find(name);
+    if (result.ok() || detail == entry_.detail_sql.end()) {
+      details_.erase(name);
+    } else {
+      std::string key = ViolationsKey(result.violations);
+      auto now = std::chrono::steady_clock::now();
+      auto cached = details_.find(name);
+      if (cached == details_.end() || cached->second.violations != key ||
+          now - cached->second.fetched > kDetailMaxAge || !cached->second.rows.error.empty()) {
+        details_[name] = CachedDetail{key, FetchDetail(context, detail->second), now};
+      }
+      result.detail = details_[name].rows;
     }
     output.invariants.push_back(std::move(result));
   }

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <chrono>
+#include <map>
+#include <string>
+
 #include "checks/check.h"
 #include "config/config.h"
 
@@ -8,10 +12,13 @@ namespace seatwatch::checks {
 // An [[invariant]] entry: one query judging one invariant, or, with
 // invariant_column, one pass that judges several. When an invariant is
 // violated its detail_sql (if any) fetches the first offending rows in the
-// same snapshot. Runs on the poller thread only.
+// same snapshot. A detail query may cost as much as the check itself, so it
+// runs again only when the violations change, or after kDetailMaxAge. Runs
+// on the poller thread only; keeps the last details between runs.
 class InvariantCheck : public Check {
  public:
   static constexpr int kDetailRows = 20;
+  static constexpr std::chrono::minutes kDetailMaxAge{5};
 
   InvariantCheck(config::QueryConfig entry, Millis interval);
 
@@ -23,8 +30,15 @@ class InvariantCheck : public Check {
  private:
   DetailRows FetchDetail(CheckContext& context, const std::string& sql) const;
 
+  struct CachedDetail {
+    std::string violations;  // what the detail was fetched for
+    DetailRows rows;
+    std::chrono::steady_clock::time_point fetched;
+  };
+
   config::QueryConfig entry_;
   Millis interval_;
+  std::map<std::string, CachedDetail> details_;  // by invariant
 };
 
 // How many leading parameters a query uses: the highest $N in its text.

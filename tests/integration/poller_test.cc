@@ -164,3 +164,51 @@ TEST(PollerTest, ConcurrentCorrectConfirmsNeverLookViolated) {
 
 }  // namespace
 }  // namespace seatwatch
+
+namespace seatwatch {
+namespace {
+
+// A detail query can cost as much as the check: it runs again only when the
+// violations change.
+TEST(PollerTest, DetailQueryRunsOnlyWhenViolationsChange) {
+  ScratchDatabase db("sw_poller_detail");
+  db.Exec("INSERT INTO seats (event_id, seat, status, holder) VALUES (1, 'A1', 'sold', 'x'), "
+          "(1, 'A2', 'free', NULL)");
+  config::Config config = testing::LoadShippedConfig(db.dsn());
+  config.locks.enabled = false;
+  config.holds.enabled = false;
+  metrics::SnapshotStore store;
+  poll::Poller poller(config, checks::BuildChecks(config), store, "test");
+  db.Exec("SELECT pg_stat_statements_reset()");
+  auto detail_calls = [&] {
+    return db.Scalar("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query LIKE "
+                     "'%seatwatch_detail%' AND query NOT LIKE '%pg_stat_statements%' "
+                     "AND query NOT LIKE 'SAVEPOINT%' AND query NOT LIKE 'RELEASE%'");
+  };
+  metrics::PollState first = poller.RunAllOnce();
+  metrics::PollState second = poller.RunAllOnce();
+  EXPECT_EQ(detail_calls(), "1");
+  for (const auto* state : {&first, &second}) {
+    const auto& check = Find(*state, "booking_reconciliation");
+    ASSERT_TRUE(check.success) << check.last_error;
+    bool seen = false;
+    for (const auto& invariant : check.output->invariants) {
+      if (invariant.name != "sold_seat_without_ticket") continue;
+      seen = true;
+      ASSERT_TRUE(invariant.detail.has_value());
+      ASSERT_EQ(invariant.detail->rows.size(), 1u);
+    }
+    EXPECT_TRUE(seen);
+  }
+  db.Exec("UPDATE seats SET status = 'sold', holder = 'y' WHERE seat = 'A2'");
+  metrics::PollState third = poller.RunAllOnce();
+  EXPECT_EQ(detail_calls(), "2");
+  for (const auto& invariant : Find(third, "booking_reconciliation").output->invariants) {
+    if (invariant.name == "sold_seat_without_ticket") {
+      EXPECT_EQ(invariant.detail->rows.size(), 2u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace seatwatch
