@@ -92,7 +92,17 @@ void LockCheck::NameHotRows(pqxx::transaction_base& tx, locks::LockPoll& poll) {
   hot_rows_.Refresh(tx, std::chrono::steady_clock::now());
   for (const auto& [oid, table] : hot_rows_.tables()) poll.watched_relations.push_back(table.name);
   size_t looked_up = 0;
+  std::map<std::string, std::string> previous = std::move(named_rows_);
   for (const auto& queue : poll.forest.rows) {
+    // A row queued for at the last poll and still now is the same row: its
+    // tuple cannot be vacuumed away while a locker waits on it. Reuse its
+    // name instead of looking it up again every poll of a long queue.
+    auto known = previous.find(queue.target);
+    if (known != previous.end()) {
+      poll.rows[queue.target] = known->second;
+      named_rows_.insert(*known);
+      continue;
+    }
     // The row is on the tuple lock of any session queued behind the head.
     for (int pid : queue.queued) {
       const locks::LockWaitRow* wait = poll.Wait(pid);
@@ -105,6 +115,9 @@ void LockCheck::NameHotRows(pqxx::transaction_base& tx, locks::LockPoll& poll) {
       }
       poll.rows[queue.target] =
           shown.value_or(locks::FormatRowCtid(wait->relation_name, *wait->page, *wait->tuple));
+      // Only names found by key are kept: a row left unnamed (over the
+      // per-poll limit, or its lookup failed) is tried again next poll.
+      if (shown) named_rows_[queue.target] = *shown;
       break;
     }
   }

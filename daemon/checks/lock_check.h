@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,7 @@ class LockCheck : public Check {
   locks::HotRowResolver hot_rows_;
   locks::WaitEpisodes episodes_;
   locks::LockPoll last_;
+  std::map<std::string, std::string> named_rows_;  // row target -> name, from the last poll
 };
 
 }  // namespace seatwatch::checks
