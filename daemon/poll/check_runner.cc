@@ -50,13 +50,14 @@ void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason
 }
 
 void RunSnapshotGroup(pqxx::connection& connection, const std::vector<ScheduledCheck*>& group,
-                      const TransactionSettings& settings) {
+                      const TransactionSettings& settings, const std::function<bool()>& stopping) {
   size_t done = 0;
   try {
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(connection, "seatwatch_poll");
     SetLocalTimeouts(tx, settings);
     db::QueryCache cache;
     for (ScheduledCheck* entry : group) {
+      if (stopping()) break;
       RunOne(tx, cache, *entry);
       ++done;
     }
@@ -65,6 +66,7 @@ void RunSnapshotGroup(pqxx::connection& connection, const std::vector<ScheduledC
     // The transaction itself failed (begin, SET or commit): the checks not
     // yet run could not run.
     std::vector<ScheduledCheck*> rest(group.begin() + static_cast<long>(done), group.end());
+    if (stopping()) return;
     FailAll(rest, db::ClassifyException(e), e.what());
   }
 }

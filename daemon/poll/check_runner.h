@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <vector>
 
 #include <pqxx/connection>
@@ -17,8 +18,11 @@ struct TransactionSettings {
 // Runs the checks together in one REPEATABLE READ READ ONLY transaction, each
 // inside its own savepoint so that one failure (a timeout, an SQL error)
 // leaves the others running on the same snapshot. Records every outcome.
+// `stopping` is asked between checks: on shutdown the statement in flight
+// finishes and the checks after it are not started.
 void RunSnapshotGroup(pqxx::connection& connection, const std::vector<ScheduledCheck*>& group,
-                      const TransactionSettings& settings);
+                      const TransactionSettings& settings,
+                      const std::function<bool()>& stopping = [] { return false; });
 
 // Runs one check in a short READ COMMITTED READ ONLY transaction of its own.
 void RunOwnTransaction(pqxx::connection& connection, ScheduledCheck& entry,

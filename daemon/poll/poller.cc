@@ -141,8 +141,13 @@ void Poller::PollDue(bool force_all) {
     return;
   }
   TransactionSettings settings{config_.database.statement_timeout, config_.database.lock_timeout};
-  if (!shared.empty()) RunSnapshotGroup(*connection, shared, settings);
+  auto stopping = [this] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stop_;
+  };
+  if (!shared.empty()) RunSnapshotGroup(*connection, shared, settings, stopping);
   for (ScheduledCheck* entry : own) {
+    if (stopping()) break;
     if (!session_->connected()) {
       // Lost mid-poll: the rest could not run, and must not keep showing
       // their previous results.
