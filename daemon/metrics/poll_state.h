@@ -24,6 +24,9 @@ struct CheckStatus {
   std::string last_error;
   std::string last_reason;
   std::shared_ptr<const checks::CheckOutput> output;  // null unless the last run succeeded
+  // output->families in text format, rendered once when the check ran, so a
+  // poll of one check does not re-render every other check's series.
+  std::shared_ptr<const std::string> rendered;
 };
 
 // When an invariant's current OK/VIOLATED status began, as this process saw it.

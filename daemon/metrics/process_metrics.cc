@@ -98,7 +98,7 @@ std::string RenderProcessMetrics(const ProcessStats& stats) {
                                  stats.open_fds));
   families.push_back(SingleGauge("process_max_fds", "Maximum number of open file descriptors.",
                                  stats.max_fds));
-  return RenderText(families);
+  return RenderText(std::move(families));
 }
 
 }  // namespace seatwatch::metrics

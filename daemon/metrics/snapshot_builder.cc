@@ -116,18 +116,13 @@ std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state) {
   AddSelfFamilies(state, families);
   AddCheckFamilies(state, families);
   AddInvariantFamilies(state, families);
-  for (const auto& check : state.checks) {
-    if (!check.output) continue;
-    families.insert(families.end(), check.output->families.begin(), check.output->families.end());
-  }
-  // An empty family prints HELP and TYPE with no samples; drop it instead.
-  families.erase(std::remove_if(families.begin(), families.end(),
-                                [](const prometheus::MetricFamily& f) { return f.metric.empty(); }),
-                 families.end());
   return families;
 }
 
-std::string RenderText(const std::vector<prometheus::MetricFamily>& families) {
+std::string RenderText(std::vector<prometheus::MetricFamily> families) {
+  families.erase(std::remove_if(families.begin(), families.end(),
+                                [](const prometheus::MetricFamily& f) { return f.metric.empty(); }),
+                 families.end());
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, families);
   return out.str();
@@ -189,6 +184,14 @@ std::string InvariantsJson(const PollState& state) {
 Snapshot BuildSnapshot(const PollState& state) {
   Snapshot snapshot;
   snapshot.metrics_text = RenderText(BuildFamilies(state));
+  for (const auto& check : state.checks) {
+    if (!check.output) continue;
+    if (check.rendered) {
+      snapshot.metrics_text += *check.rendered;
+    } else {
+      snapshot.metrics_text += RenderText(check.output->families);
+    }
+  }
   snapshot.invariants_json = InvariantsJson(state);
   for (const auto& check : state.checks) {
     if (!check.output) continue;

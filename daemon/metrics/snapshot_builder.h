@@ -15,10 +15,13 @@ namespace seatwatch::metrics {
 // series, and the JSON documents. Pure.
 Snapshot BuildSnapshot(const PollState& state);
 
-// The families alone, before rendering; exposed for tests.
+// seatwatch's own families (up, checks, invariants), before rendering. The
+// checks' own families are rendered when each check runs (CheckStatus::rendered).
 std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state);
 
-std::string RenderText(const std::vector<prometheus::MetricFamily>& families);
+// Text exposition format; families without samples are left out (they would
+// print HELP and TYPE with nothing under them).
+std::string RenderText(std::vector<prometheus::MetricFamily> families);
 
 std::string InvariantsJson(const PollState& state);
 

@@ -1,5 +1,6 @@
 #include "poll/scheduled_check.h"
 
+#include "metrics/snapshot_builder.h"
 #include "util/log.h"
 
 namespace seatwatch::poll {
@@ -23,6 +24,7 @@ void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double dur
   status.last_success_unix = now_unix;
   status.last_error.clear();
   status.last_reason.clear();
+  status.rendered = std::make_shared<const std::string>(metrics::RenderText(output.families));
   status.output = std::make_shared<const checks::CheckOutput>(std::move(output));
 }
 
@@ -41,6 +43,7 @@ void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::s
   status.last_reason = label;
   // No stale "ok": a failing check exports nothing but its own health.
   status.output.reset();
+  status.rendered.reset();
   if (changed) {
     log::Warn("check failed", {{"check", status.name}, {"reason", label}, {"error", text}});
   } else {
