@@ -6,6 +6,7 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
+#include "checks/detail_parameters.h"
 #include "checks/query_entry.h"
 #include "db/savepoint.h"
 #include "metrics/row_mapping.h"
@@ -46,11 +47,11 @@ std::string ViolationsKey(const std::vector<Violation>& violations) {
 InvariantCheck::InvariantCheck(config::QueryConfig entry, Millis interval)
     : entry_(std::move(entry)), interval_(interval) {}
 
-DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string& sql) const {
+DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string& sql,
+                                       const std::vector<Violation>& violations) const {
   DetailRows detail;
-  std::vector<std::string> params(entry_.params.begin(),
-                                  entry_.params.begin() +
-                                      std::min(entry_.params.size(), CountParameters(sql)));
+  std::vector<std::string> params =
+      DetailParameters(entry_.labels, violations, entry_.params, CountParameters(sql));
   std::string limited = "SELECT * FROM (\n" + sql + "\n) AS seatwatch_detail LIMIT " +
                         std::to_string(kDetailRows);
   // A savepoint, so a failing detail query costs only its own rows and not
@@ -90,7 +91,7 @@ CheckOutput InvariantCheck::Run(CheckContext& context) {
       auto cached = details_.find(name);
       if (cached == details_.end() || cached->second.violations != key ||
           now - cached->second.fetched > kDetailMaxAge || !cached->second.rows.error.empty()) {
-        details_[name] = CachedDetail{key, FetchDetail(context, detail->second), now};
+        details_[name] = CachedDetail{key, FetchDetail(context, detail->second, result.violations), now};
       }
       result.detail = details_[name].rows;
     }

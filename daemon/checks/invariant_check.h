@@ -12,9 +12,10 @@ namespace seatwatch::checks {
 // An [[invariant]] entry: one query judging one invariant, or, with
 // invariant_column, one pass that judges several. When an invariant is
 // violated its detail_sql (if any) fetches the first offending rows in the
-// same snapshot. A detail query may cost as much as the check itself, so it
-// runs again only when the violations change, or after kDetailMaxAge. Runs
-// on the poller thread only; keeps the last details between runs.
+// same snapshot, given the offending keys (see DetailParameters). A detail
+// query may still cost a few index lookups per key, so it runs again only
+// when the violations change, or after kDetailMaxAge. Runs on the poller
+// thread only; keeps the last details between runs.
 class InvariantCheck : public Check {
  public:
   static constexpr int kDetailRows = 20;
@@ -28,7 +29,8 @@ class InvariantCheck : public Check {
   CheckOutput Run(CheckContext& context) override;
 
  private:
-  DetailRows FetchDetail(CheckContext& context, const std::string& sql) const;
+  DetailRows FetchDetail(CheckContext& context, const std::string& sql,
+                         const std::vector<Violation>& violations) const;
 
   struct CachedDetail {
     std::string violations;  // what the detail was fetched for

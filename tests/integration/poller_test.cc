@@ -210,5 +210,43 @@ TEST(PollerTest, DetailQueryRunsOnlyWhenViolationsChange) {
   }
 }
 
+// A detail query gets the offending keys first ($1: the event_ids of the
+// violation rows), then the entry's params, so it can read only those events.
+TEST(PollerTest, DetailQueryReceivesTheOffendingKeysThenParams) {
+  ScratchDatabase db("sw_poller_detail_keys");
+  db.Exec("INSERT INTO seats (event_id, seat, status, holder) VALUES "
+          "(7, 'A1', 'sold', 'x'), (3, 'B2', 'sold', 'y'), (3, 'B3', 'sold', 'z'), "
+          "(5, 'C1', 'sold', 'w')");
+  db.Exec("INSERT INTO tickets (event_id, seat, fan) VALUES (5, 'C1', 'w')");
+  db.Exec("INSERT INTO payments (idempotency_key, event_id, seat, fan, amount_cents, status) "
+          "VALUES ('k5', 5, 'C1', 'w', 100, 'confirmed'), ('k7', 7, 'A1', 'x', 100, "
+          "'confirmed'), ('k3b', 3, 'B2', 'y', 100, 'confirmed'), ('k3c', 3, 'B3', 'z', 100, "
+          "'confirmed')");
+  config::Config config = testing::LoadShippedConfig(db.dsn());
+  config.locks.enabled = false;
+  config.holds.enabled = false;
+  for (auto& entry : config.queries) {
+    if (entry.name != "booking_reconciliation") continue;
+    entry.detail_sql["sold_seat_without_ticket"] =
+        "SELECT e AS event_id, $2::int AS fan_limit FROM unnest($1::int[]) AS e ORDER BY e";
+  }
+  metrics::SnapshotStore store;
+  poll::Poller poller(config, checks::BuildChecks(config), store, "test");
+  metrics::PollState state = poller.RunAllOnce();
+  const auto& check = Find(state, "booking_reconciliation");
+  ASSERT_TRUE(check.success) << check.last_error;
+  bool seen = false;
+  for (const auto& invariant : check.output->invariants) {
+    if (invariant.name != "sold_seat_without_ticket") continue;
+    seen = true;
+    ASSERT_EQ(invariant.violations.size(), 2u);
+    ASSERT_TRUE(invariant.detail.has_value());
+    EXPECT_EQ(invariant.detail->error, "");
+    using Row = std::vector<std::optional<std::string>>;
+    EXPECT_EQ(invariant.detail->rows, (std::vector<Row>{{"3", "4"}, {"7", "4"}}));
+  }
+  EXPECT_TRUE(seen);
+}
+
 }  // namespace
 }  // namespace seatwatch

@@ -18,7 +18,10 @@
 --   seat_status      text
 --   seat_holder      text
 --
--- Parameters: none.
+-- Parameters:
+--   $1  int[]    the event_ids the invariant reports as violated, e.g.
+--                '{4,17}' (seatwatch passes them: one array per label of
+--                the entry, then its params); only those events are read.
 --
 -- Order: event_id, seat, created_at.
 --
@@ -37,6 +40,7 @@ SELECT p.event_id,
 FROM payments p
 LEFT JOIN tickets t ON t.event_id = p.event_id AND t.seat = p.seat
 LEFT JOIN seats s ON s.event_id = p.event_id AND s.seat = p.seat
-WHERE p.status = 'confirmed'
+WHERE p.event_id = ANY ($1::int[])
+  AND p.status = 'confirmed'
   AND (t.fan IS NULL OR t.fan <> p.fan)
 ORDER BY p.event_id, p.seat, p.created_at, p.idempotency_key;

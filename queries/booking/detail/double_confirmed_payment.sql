@@ -16,7 +16,10 @@
 --   confirmed_payments  bigint       confirmed payments for this seat (>= 2)
 --   ticket_fan          text         fan on the seat's ticket, if any
 --
--- Parameters: none.
+-- Parameters:
+--   $1  int[]    the event_ids the invariant reports as violated, e.g.
+--                '{4,17}' (seatwatch passes them: one array per label of
+--                the entry, then its params); only those events are read.
 --
 -- Order: event_id, seat, created_at (the first payment of a seat first).
 --
@@ -26,7 +29,8 @@
 WITH doubled AS (
     SELECT event_id, seat, count(*) AS confirmed_payments
     FROM payments
-    WHERE status = 'confirmed'
+    WHERE event_id = ANY ($1::int[])
+      AND status = 'confirmed'
     GROUP BY event_id, seat
     HAVING count(*) > 1
 )

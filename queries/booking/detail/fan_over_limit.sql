@@ -9,13 +9,16 @@
 -- Columns:
 --   event_id     integer
 --   fan          text
---   seats_total  bigint   seats_sold + seats_held (> $1)
+--   seats_total  bigint   seats_sold + seats_held (> $2)
 --   seats_sold   bigint
 --   seats_held   bigint   unexpired holds
 --   seats        text     the seats, e.g. "A4 sold, A5 held", in seat order
 --
 -- Parameters:
---   $1  integer  per-fan seat limit per event (same value as for
+--   $1  int[]    the event_ids the invariant reports as violated, e.g.
+--                '{4,17}' (seatwatch passes them: one array per label of
+--                the entry, then its params); only those events are read.
+--   $2  integer  per-fan seat limit per event (same value as for
 --                reconciliation.sql, e.g. 4)
 --
 -- Order: event_id, seats_total descending, fan.
@@ -32,10 +35,11 @@ WITH over_limit AS (
            count(*) FILTER (WHERE status = 'sold') AS seats_sold,
            count(*) FILTER (WHERE status = 'held') AS seats_held
     FROM seats
-    WHERE holder IS NOT NULL
+    WHERE event_id = ANY ($1::int[])
+      AND holder IS NOT NULL
       AND (status = 'sold' OR (status = 'held' AND hold_expires_at > now()))
     GROUP BY event_id, holder
-    HAVING count(*) > $1
+    HAVING count(*) > $2
 )
 SELECT o.event_id,
        o.fan,

@@ -15,7 +15,10 @@
 --   payments  text     the seat's payments as "key status fan", oldest
 --                      first; NULL if there are none
 --
--- Parameters: none.
+-- Parameters:
+--   $1  int[]    the event_ids the invariant reports as violated, e.g.
+--                '{4,17}' (seatwatch passes them: one array per label of
+--                the entry, then its params); only those events are read.
 --
 -- Order: event_id, seat.
 --
@@ -32,7 +35,8 @@ SELECT s.event_id,
           FROM payments p
          WHERE p.event_id = s.event_id AND p.seat = s.seat) AS payments
 FROM seats s
-WHERE s.status = 'sold'
+WHERE s.event_id = ANY ($1::int[])
+  AND s.status = 'sold'
   AND NOT EXISTS (SELECT 1 FROM tickets t
                    WHERE t.event_id = s.event_id AND t.seat = s.seat)
 ORDER BY s.event_id, s.seat;

@@ -12,7 +12,10 @@
 --   payments  text     the seat's payments as "key status fan", oldest
 --                      first; NULL if there are none
 --
--- Parameters: none.
+-- Parameters:
+--   $1  int[]    the event_ids the invariant reports as violated, e.g.
+--                '{4,17}' (seatwatch passes them: one array per label of
+--                the entry, then its params); only those events are read.
 --
 -- Order: event_id, seat.
 --
@@ -27,7 +30,8 @@ SELECT t.event_id,
           FROM payments p
          WHERE p.event_id = t.event_id AND p.seat = t.seat) AS payments
 FROM tickets t
-WHERE NOT EXISTS (SELECT 1 FROM payments p
+WHERE t.event_id = ANY ($1::int[])
+  AND NOT EXISTS (SELECT 1 FROM payments p
                    WHERE p.event_id = t.event_id AND p.seat = t.seat
                      AND p.fan = t.fan AND p.status = 'confirmed')
 ORDER BY t.event_id, t.seat;

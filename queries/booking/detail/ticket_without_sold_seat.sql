@@ -14,7 +14,10 @@
 --   problem      text     'seat missing', 'seat not sold' or
 --                         'sold to another holder'
 --
--- Parameters: none.
+-- Parameters:
+--   $1  int[]    the event_ids the invariant reports as violated, e.g.
+--                '{4,17}' (seatwatch passes them: one array per label of
+--                the entry, then its params); only those events are read.
 --
 -- Order: event_id, seat.
 --
@@ -31,7 +34,8 @@ SELECT t.event_id,
        END AS problem
 FROM tickets t
 LEFT JOIN seats s ON s.event_id = t.event_id AND s.seat = t.seat
-WHERE s.seat IS NULL
-   OR s.status <> 'sold'
-   OR s.holder IS DISTINCT FROM t.fan
+WHERE t.event_id = ANY ($1::int[])
+  AND (s.seat IS NULL
+       OR s.status <> 'sold'
+       OR s.holder IS DISTINCT FROM t.fan)
 ORDER BY t.event_id, t.seat;
