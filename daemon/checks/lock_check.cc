@@ -1,7 +1,6 @@
 #include "checks/lock_check.h"
 
 #include <iomanip>
-#include <set>
 #include <sstream>
 
 #include "locks/lock_metrics.h"
@@ -51,41 +50,15 @@ void LockCheck::TakeStateFrom(Check& previous) {
 locks::LockPoll LockCheck::Read(CheckContext& context) {
   pqxx::transaction_base& tx = context.tx;
   bool has_waitstart = tx.conn().server_version() >= 140000;
-  locks::LockPoll poll;
-  poll.wait_start_source = has_waitstart ? "waitstart" : "state_change";
+  // One statement: sessions, lock waits (only when someone waits), query
+  // texts of the forest and the database counters.
+  locks::LockPoll poll = locks::AssembleLockPoll(
+      locks::ReadLockPoll(tx, has_waitstart, config_.show_query, config_.query_max_length),
+      has_waitstart);
   poll.timestamp_seconds =
       std::chrono::duration<double>(context.now.time_since_epoch()).count();
-
-  std::vector<locks::SessionRow> sessions = locks::ReadSessions(tx);
-  std::vector<int> waiting = locks::WaitingPids(sessions);
-  std::set<int> live;
-  for (auto& session : sessions) {
-    live.insert(session.pid);
-    poll.sessions.emplace(session.pid, std::move(session));
-  }
-  // pg_locks and pg_blocking_pids() take every lock-manager partition lock:
-  // when nobody waits there is nothing to learn from them.
-  if (!waiting.empty()) {
-    for (auto& wait : locks::ReadLockWaits(tx, waiting, has_waitstart)) {
-      poll.waits.emplace(wait.pid, std::move(wait));
-    }
-  }
-  locks::ApplyWaitStartFallback(poll.waits, poll.sessions, has_waitstart);
-  poll.counters = locks::ReadDatabaseCounters(tx);
-  poll.forest = locks::BuildForest(locks::ToWaiters(poll.waits), live);
-  if (config_.show_query) AddQueryTexts(tx, poll);
   NameHotRows(tx, poll);
   return poll;
-}
-
-void LockCheck::AddQueryTexts(pqxx::transaction_base& tx, locks::LockPoll& poll) const {
-  if (poll.forest.nodes.empty()) return;
-  std::vector<int> pids;
-  for (const auto& [pid, node] : poll.forest.nodes) pids.push_back(pid);
-  for (auto& [pid, query] : locks::ReadQueries(tx, pids, config_.query_max_length)) {
-    auto session = poll.sessions.find(pid);
-    if (session != poll.sessions.end()) session->second.query = std::move(query);
-  }
 }
 
 void LockCheck::NameHotRows(pqxx::transaction_base& tx, locks::LockPoll& poll) {

@@ -14,8 +14,9 @@ namespace seatwatch::checks {
 
 // The locks check ("locks"): who waits on a heavyweight lock, behind whom, on
 // which row, for how long. Runs in a short READ COMMITTED READ ONLY
-// transaction of its own every [locks] interval; asks pg_blocking_pids()
-// about waiting sessions only, and nothing at all when none waits. Keeps
+// transaction of its own every [locks] interval: one statement reads
+// pg_stat_activity once and asks pg_locks and pg_blocking_pids() about
+// waiting sessions only, and nothing at all when none waits. Keeps
 // wait episodes, their counter and histogram, and the hot-row key cache
 // across runs. Not thread-safe: the poller runs it on its one thread.
 class LockCheck : public Check {
@@ -36,7 +37,6 @@ class LockCheck : public Check {
 
  private:
   locks::LockPoll Read(CheckContext& context);
-  void AddQueryTexts(pqxx::transaction_base& tx, locks::LockPoll& poll) const;
   void NameHotRows(pqxx::transaction_base& tx, locks::LockPoll& poll);
   void LogLongWaits(const locks::LockPoll& poll, const std::vector<int>& pids) const;
 

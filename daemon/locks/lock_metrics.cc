@@ -29,8 +29,6 @@ prometheus::MetricFamily ByLabel(const std::string& name, const std::string& hel
   return family;
 }
 
-std::string SessionState(const SessionRow& session) { return session.state.value_or("unknown"); }
-
 }  // namespace
 
 std::vector<prometheus::MetricFamily> BuildLockFamilies(const LockPoll& poll,
@@ -95,12 +93,11 @@ std::vector<prometheus::MetricFamily> BuildLockFamilies(const LockPoll& poll,
 
   std::map<std::string, double> sessions;
   std::map<std::string, double> oldest;
-  for (const auto& [pid, session] : poll.sessions) {
-    if (!session.client || !session.in_database) continue;
-    std::string state = SessionState(session);
-    sessions[state] += 1;
-    if (session.xact_age_seconds) {
-      oldest[state] = std::max(oldest[state], std::max(0.0, *session.xact_age_seconds));
+  for (const auto& row : poll.states) {
+    std::string state = row.state.value_or("unknown");
+    sessions[state] += row.sessions;
+    if (row.oldest_xact_seconds) {
+      oldest[state] = std::max(oldest[state], std::max(0.0, *row.oldest_xact_seconds));
     }
   }
   out.push_back(ByLabel("seatwatch_transaction_oldest_seconds",

@@ -1,6 +1,7 @@
 #include "locks/lock_poll.h"
 
 #include <algorithm>
+#include <set>
 
 namespace seatwatch::locks {
 
@@ -65,15 +66,24 @@ double LockPoll::MaxWaitSeconds() const {
   return longest;
 }
 
-std::vector<int> WaitingPids(const std::vector<SessionRow>& sessions) {
-  std::vector<int> pids;
-  for (const auto& session : sessions) {
-    if (session.client && session.in_database && session.wait_event_type == "Lock") {
-      pids.push_back(session.pid);
-    }
+LockPoll AssembleLockPoll(LockPollRows rows, bool has_waitstart) {
+  LockPoll poll;
+  poll.wait_start_source = has_waitstart ? "waitstart" : "state_change";
+  std::set<int> live;
+  for (auto& session : rows.sessions) {
+    live.insert(session.pid);
+    int pid = session.pid;
+    poll.sessions.emplace(pid, std::move(session));
   }
-  std::sort(pids.begin(), pids.end());
-  return pids;
+  for (auto& wait : rows.waits) {
+    int pid = wait.pid;
+    poll.waits.emplace(pid, std::move(wait));
+  }
+  ApplyWaitStartFallback(poll.waits, poll.sessions, has_waitstart);
+  poll.forest = BuildForest(ToWaiters(poll.waits), live);
+  poll.states = std::move(rows.states);
+  poll.counters = rows.counters;
+  return poll;
 }
 
 void ApplyWaitStartFallback(std::map<int, LockWaitRow>& waits,

@@ -14,8 +14,9 @@ namespace seatwatch::locks {
 // JSON, the report and the log lines are made. A plain value; the functions
 // below are pure.
 struct LockPoll {
-  std::map<int, SessionRow> sessions;  // every backend seen, by pid
+  std::map<int, SessionRow> sessions;  // the waiters and their live blockers, by pid
   std::map<int, LockWaitRow> waits;    // waiting client sessions of the database, by pid
+  std::vector<SessionStateRow> states;  // every client session of the database, counted
   Forest forest;
   std::map<std::string, std::string> rows;  // row target -> "seats(event_id=1, seat=A12)"
   std::vector<std::string> watched_relations;  // resolve_rows tables that exist
@@ -40,9 +41,12 @@ struct LockPoll {
   double MaxWaitSeconds() const;
 };
 
-// The client sessions of the monitored database that wait on a lock
-// according to pg_stat_activity: the only ones the lock read is asked about.
-std::vector<int> WaitingPids(const std::vector<SessionRow>& sessions);
+// Turns the rows of one lock read into a poll: sessions and waits by pid,
+// wait times from state_change where pg_locks had none, and the forest.
+// Blockers whose session was not returned had ended before the read and are
+// left out of the forest. Leaves `rows` (hot-row names), `watched_relations`
+// and `timestamp_seconds` to the caller.
+LockPoll AssembleLockPoll(LockPollRows rows, bool has_waitstart);
 
 // Fills wait_seconds from state_change where pg_locks had no waitstart:
 // servers before 14 (then wait_start_us too, so episodes are told apart by

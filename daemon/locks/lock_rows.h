@@ -10,7 +10,8 @@ namespace seatwatch::locks {
 // Plain rows as the lock reads return them, so that everything after the
 // fetch is pure code fed by hand in unit tests.
 
-// One backend of pg_stat_activity (seatwatch's own excluded).
+// One backend of pg_stat_activity (seatwatch's own excluded). The poll reads
+// only the sessions in the forest: the waiters and whoever blocks them.
 struct SessionRow {
   int pid = 0;
   std::string backend_type;
@@ -25,8 +26,16 @@ struct SessionRow {
   std::optional<double> xact_age_seconds;  // null: no open transaction
   std::optional<double> state_age_seconds;
   std::optional<std::int64_t> state_change_us;  // Unix microseconds
-  // Truncated; only for sessions in the forest, null when hidden.
+  // Truncated; null when hidden (show_query = false).
   std::optional<std::string> query;
+};
+
+// The client sessions of the monitored database in one pg_stat_activity.state,
+// counted by the server (the idle majority never crosses the wire).
+struct SessionStateRow {
+  std::optional<std::string> state;  // null: hidden (no pg_read_all_stats)
+  int sessions = 0;
+  std::optional<double> oldest_xact_seconds;  // null: none has a transaction open
 };
 
 // The one lock a waiting session waits for (pg_locks, granted = false).
@@ -50,6 +59,14 @@ struct LockWaitRow {
 struct DatabaseCounters {
   double deadlocks = 0;
   double xact_rollback = 0;
+};
+
+// Everything the one statement of a lock poll returns.
+struct LockPollRows {
+  std::vector<SessionRow> sessions;  // the waiters and their blockers
+  std::vector<LockWaitRow> waits;    // the lock each waiter waits for
+  std::vector<SessionStateRow> states;
+  DatabaseCounters counters;
 };
 
 // A table of [locks] resolve_rows as the server knows it.

@@ -6,63 +6,92 @@ namespace seatwatch::locks {
 
 namespace {
 
-// clock_timestamp(), not now(): the transaction may have waited for its
-// first statement, and wait ages must not come out negative.
-constexpr const char* kSessionsSql = R"(
-SELECT a.pid,
-       coalesce(a.backend_type, '') AS backend_type,
-       coalesce(a.datname = current_database(), false) AS in_database,
-       a.state,
-       coalesce(a.wait_event_type, '') AS wait_event_type,
-       coalesce(a.wait_event, '') AS wait_event,
+// The one read of a lock poll. pg_stat_activity is read once, into `a`; only
+// its datid and usesysid are used, so the planner drops the view's joins to
+// pg_database and pg_authid, and user names are looked up for the returned
+// sessions only. The idle majority is counted here, not returned.
+//
+// `w` is gated by EXISTS (SELECT FROM waiting): it has no reference to pg_locks,
+// so the planner makes it a one-time filter and neither pg_locks nor
+// pg_blocking_pids() runs when nobody waits. Within `w` the filter on pid and
+// granted is applied by the scan of pg_locks before the select list, so
+// pg_blocking_pids() runs for the waiters only.
+//
+// clock_timestamp(), not now(): the transaction may have waited for its first
+// statement, and wait ages must not come out negative. date_part(), not
+// extract(): it returns float8 on every version (extract is numeric on 14+).
+constexpr const char* kLockPollSql = R"(
+WITH a AS MATERIALIZED (
+  SELECT pid, backend_type, datid, state, wait_event_type, wait_event, application_name,
+         usesysid, client_addr, xact_start, state_change, query
+  FROM pg_stat_activity
+  WHERE pid <> pg_backend_pid()
+),
+db AS MATERIALIZED (
+  SELECT oid FROM pg_database WHERE datname = current_database()
+),
+waiting AS MATERIALIZED (
+  SELECT a.pid FROM a, db
+  WHERE a.backend_type = 'client backend' AND a.datid = db.oid AND a.wait_event_type = 'Lock'
+),
+w AS MATERIALIZED (
+  SELECT l.pid, l.locktype, l.mode,
+         CASE WHEN l.database = db.oid THEN l.relation::int8 END AS relation,
+         CASE WHEN l.database = db.oid THEN l.relation::regclass::text END AS relation_name,
+         l.page, l.tuple,
+         format('%s|%s|%s|%s|%s|%s|%s|%s|%s|%s', l.locktype, l.database, l.relation, l.page,
+                l.tuple, l.virtualxid, l.transactionid, l.classid, l.objid, l.objsubid) AS target,
+         @WAITSTART@,
+         pg_blocking_pids(l.pid) AS blockers
+  FROM pg_locks AS l, db
+  WHERE EXISTS (SELECT FROM waiting) AND NOT l.granted AND l.pid IN (SELECT pid FROM waiting)
+)
+SELECT 'session' AS kind, a.pid, coalesce(a.backend_type, '') AS backend_type,
+       coalesce(a.datid = db.oid, false) AS in_database, a.state,
+       coalesce(a.wait_event_type, '') AS wait_event_type, coalesce(a.wait_event, '') AS wait_event,
        coalesce(a.application_name, '') AS application_name,
-       coalesce(a.usename::text, '') AS usename,
+       coalesce(pg_get_userbyid(a.usesysid)::text, '') AS usename,
        host(a.client_addr) AS client_addr,
-       extract(epoch FROM clock_timestamp() - a.xact_start)::float8 AS xact_age_seconds,
-       extract(epoch FROM clock_timestamp() - a.state_change)::float8 AS state_age_seconds,
-       (extract(epoch FROM a.state_change) * 1000000)::int8 AS state_change_us
-FROM pg_stat_activity AS a
-WHERE a.pid <> pg_backend_pid()
-)";
-
-// The same transaction sees the same pg_stat_activity snapshot as the
-// session read, so the texts belong to the sessions the forest was built on.
-constexpr const char* kQueriesSql = R"(
-SELECT a.pid, CASE WHEN $2::int > 0 THEN left(a.query, $2::int) ELSE a.query END
-FROM pg_stat_activity AS a
-WHERE a.pid = ANY ($1::int[])
-)";
-
-// The filter on pid and granted is applied by the scan of pg_locks before the
-// select list, so pg_blocking_pids() runs for the given waiters only.
-constexpr const char* kLockWaitsSql = R"(
-SELECT l.pid,
-       l.locktype,
-       l.mode,
-       CASE WHEN l.database = d.oid THEN l.relation::int8 END AS relation,
-       CASE WHEN l.database = d.oid THEN l.relation::regclass::text END AS relation_name,
-       l.page,
-       l.tuple,
-       format('%s|%s|%s|%s|%s|%s|%s|%s|%s|%s', l.locktype, l.database, l.relation, l.page,
-              l.tuple, l.virtualxid, l.transactionid, l.classid, l.objid, l.objsubid) AS target,
-       @WAITSTART@,
-       pg_blocking_pids(l.pid)::text AS blockers
-FROM pg_locks AS l
-CROSS JOIN (SELECT oid FROM pg_database WHERE datname = current_database()) AS d
-WHERE NOT l.granted AND l.pid = ANY ($1::int[])
-)";
-
-constexpr const char* kWaitStartColumns =
-    "greatest(extract(epoch FROM clock_timestamp() - l.waitstart), 0)::float8 AS wait_seconds, "
-    "(extract(epoch FROM l.waitstart) * 1000000)::int8 AS wait_start_us";
-constexpr const char* kNoWaitStartColumns =
-    "NULL::float8 AS wait_seconds, NULL::int8 AS wait_start_us";
-
-constexpr const char* kCountersSql = R"(
-SELECT deadlocks::float8, xact_rollback::float8
+       date_part('epoch', clock_timestamp() - a.xact_start) AS xact_age_seconds,
+       date_part('epoch', clock_timestamp() - a.state_change) AS state_age_seconds,
+       (date_part('epoch', a.state_change) * 1000000)::int8 AS state_change_us,
+       CASE WHEN NOT $2::bool THEN NULL
+            WHEN $1::int > 0 THEN left(a.query, $1::int)
+            ELSE a.query END AS query,
+       w.locktype, w.mode, w.relation, w.relation_name, w.page, w.tuple, w.target,
+       w.wait_seconds, w.wait_start_us, w.blockers::text AS blockers,
+       NULL::int8 AS sessions, NULL::float8 AS deadlocks, NULL::float8 AS xact_rollback
+FROM a CROSS JOIN db LEFT JOIN w ON w.pid = a.pid
+WHERE a.pid IN (SELECT pid FROM w UNION ALL SELECT unnest(blockers) FROM w)
+UNION ALL
+SELECT 'state', NULL, NULL, NULL, a.state, NULL, NULL, NULL, NULL, NULL,
+       max(date_part('epoch', clock_timestamp() - a.xact_start)), NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       count(*), NULL, NULL
+FROM a, db
+WHERE a.backend_type = 'client backend' AND a.datid = db.oid
+GROUP BY a.state
+UNION ALL
+SELECT 'database', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, deadlocks::float8, xact_rollback::float8
 FROM pg_stat_database
 WHERE datname = current_database()
 )";
+
+// The columns of kLockPollSql, in order.
+enum Column {
+  kKind, kPid, kBackendType, kInDatabase, kState, kWaitEventType, kWaitEvent,
+  kApplicationName, kUsename, kClientAddr, kXactAge, kStateAge, kStateChangeUs, kQuery,
+  kLocktype, kMode, kRelation, kRelationName, kPage, kTuple, kTarget, kWaitSeconds,
+  kWaitStartUs, kBlockers, kSessions, kDeadlocks, kXactRollback,
+};
+
+constexpr const char* kWaitStartColumns =
+    "greatest(date_part('epoch', clock_timestamp() - l.waitstart), 0) AS wait_seconds, "
+    "(date_part('epoch', l.waitstart) * 1000000)::int8 AS wait_start_us";
+constexpr const char* kNoWaitStartColumns =
+    "NULL::float8 AS wait_seconds, NULL::int8 AS wait_start_us";
 
 constexpr const char* kTablesSql = R"(
 SELECT c.oid::int8, c.oid::regclass::text
@@ -103,15 +132,6 @@ std::string TextArrayLiteral(const std::vector<std::string>& values) {
 
 }  // namespace
 
-std::string IntArrayLiteral(const std::vector<int>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ",";
-    out += std::to_string(values[i]);
-  }
-  return out + "}";
-}
-
 std::vector<int> ParseIntArray(const std::string& text) {
   std::vector<int> values;
   std::string number;
@@ -127,72 +147,64 @@ std::vector<int> ParseIntArray(const std::string& text) {
   return values;
 }
 
-std::vector<SessionRow> ReadSessions(pqxx::transaction_base& tx) {
-  pqxx::result result = tx.exec(kSessionsSql);
-  std::vector<SessionRow> rows;
-  rows.reserve(result.size());
-  for (const auto& r : result) {
-    SessionRow row;
-    row.pid = r[0].as<int>();
-    row.backend_type = Text(r[1]);
-    row.client = row.backend_type == "client backend";
-    row.in_database = r[2].as<bool>();
-    row.state = Optional<std::string>(r[3]);
-    row.wait_event_type = Text(r[4]);
-    row.wait_event = Text(r[5]);
-    row.application_name = Text(r[6]);
-    row.usename = Text(r[7]);
-    row.client_addr = Optional<std::string>(r[8]);
-    row.xact_age_seconds = Optional<double>(r[9]);
-    row.state_age_seconds = Optional<double>(r[10]);
-    row.state_change_us = Optional<std::int64_t>(r[11]);
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
-std::map<int, std::string> ReadQueries(pqxx::transaction_base& tx, const std::vector<int>& pids,
-                                       int max_length) {
-  pqxx::result result = tx.exec_params(kQueriesSql, IntArrayLiteral(pids), max_length);
-  std::map<int, std::string> queries;
-  for (const auto& r : result) {
-    if (!r[1].is_null()) queries[r[0].as<int>()] = r[1].c_str();
-  }
-  return queries;
-}
-
-std::vector<LockWaitRow> ReadLockWaits(pqxx::transaction_base& tx, const std::vector<int>& pids,
-                                       bool has_waitstart) {
-  std::string sql = kLockWaitsSql;
+std::string LockPollSql(bool has_waitstart) {
+  std::string sql = kLockPollSql;
   sql.replace(sql.find("@WAITSTART@"), 11, has_waitstart ? kWaitStartColumns : kNoWaitStartColumns);
-  pqxx::result result = tx.exec_params(sql, IntArrayLiteral(pids));
-  std::vector<LockWaitRow> rows;
-  rows.reserve(result.size());
-  for (const auto& r : result) {
-    LockWaitRow row;
-    row.pid = r[0].as<int>();
-    row.locktype = Text(r[1]);
-    row.mode = Text(r[2]);
-    if (auto oid = Optional<std::int64_t>(r[3])) row.relation = static_cast<std::uint32_t>(*oid);
-    row.relation_name = Text(r[4]);
-    row.page = Optional<std::int64_t>(r[5]);
-    row.tuple = Optional<std::int64_t>(r[6]);
-    row.target = Text(r[7]);
-    row.wait_seconds = Optional<double>(r[8]);
-    row.wait_start_us = Optional<std::int64_t>(r[9]);
-    row.blockers = ParseIntArray(Text(r[10]));
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return sql;
 }
 
-DatabaseCounters ReadDatabaseCounters(pqxx::transaction_base& tx) {
-  pqxx::result result = tx.exec(kCountersSql);
-  DatabaseCounters counters;
-  if (result.empty()) return counters;
-  counters.deadlocks = Optional<double>(result[0][0]).value_or(0);
-  counters.xact_rollback = Optional<double>(result[0][1]).value_or(0);
-  return counters;
+LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart, bool show_query,
+                          int query_max_length) {
+  // Registering the same text again is a no-op; a new connection (after a
+  // reconnect) prepares it on first use.
+  std::string name = has_waitstart ? "seatwatch_lock_poll" : "seatwatch_lock_poll_pre14";
+  tx.conn().prepare(name, LockPollSql(has_waitstart));
+  pqxx::result result = tx.exec_prepared(name, query_max_length, show_query);
+  LockPollRows rows;
+  for (const auto& r : result) {
+    std::string kind = Text(r[kKind]);
+    if (kind == "state") {
+      rows.states.push_back({Optional<std::string>(r[kState]), r[kSessions].as<int>(),
+                             Optional<double>(r[kXactAge])});
+      continue;
+    }
+    if (kind == "database") {
+      rows.counters.deadlocks = Optional<double>(r[kDeadlocks]).value_or(0);
+      rows.counters.xact_rollback = Optional<double>(r[kXactRollback]).value_or(0);
+      continue;
+    }
+    SessionRow session;
+    session.pid = r[kPid].as<int>();
+    session.backend_type = Text(r[kBackendType]);
+    session.client = session.backend_type == "client backend";
+    session.in_database = r[kInDatabase].as<bool>();
+    session.state = Optional<std::string>(r[kState]);
+    session.wait_event_type = Text(r[kWaitEventType]);
+    session.wait_event = Text(r[kWaitEvent]);
+    session.application_name = Text(r[kApplicationName]);
+    session.usename = Text(r[kUsename]);
+    session.client_addr = Optional<std::string>(r[kClientAddr]);
+    session.xact_age_seconds = Optional<double>(r[kXactAge]);
+    session.state_age_seconds = Optional<double>(r[kStateAge]);
+    session.state_change_us = Optional<std::int64_t>(r[kStateChangeUs]);
+    session.query = Optional<std::string>(r[kQuery]);
+    rows.sessions.push_back(std::move(session));
+    if (r[kLocktype].is_null()) continue;  // a blocker that does not wait
+    LockWaitRow wait;
+    wait.pid = r[kPid].as<int>();
+    wait.locktype = Text(r[kLocktype]);
+    wait.mode = Text(r[kMode]);
+    if (auto oid = Optional<std::int64_t>(r[kRelation])) wait.relation = static_cast<std::uint32_t>(*oid);
+    wait.relation_name = Text(r[kRelationName]);
+    wait.page = Optional<std::int64_t>(r[kPage]);
+    wait.tuple = Optional<std::int64_t>(r[kTuple]);
+    wait.target = Text(r[kTarget]);
+    wait.wait_seconds = Optional<double>(r[kWaitSeconds]);
+    wait.wait_start_us = Optional<std::int64_t>(r[kWaitStartUs]);
+    wait.blockers = ParseIntArray(Text(r[kBlockers]));
+    rows.waits.push_back(std::move(wait));
+  }
+  return rows;
 }
 
 std::vector<TableRow> ResolveTables(pqxx::transaction_base& tx,

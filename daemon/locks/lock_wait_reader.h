@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,24 +15,24 @@ namespace seatwatch::locks {
 // caller's transaction and throws whatever libpqxx throws. Stateless: callers
 // serialize use of a transaction themselves.
 
-// Every backend but our own, without query texts. Touches no lock-manager
-// state.
-std::vector<SessionRow> ReadSessions(pqxx::transaction_base& tx);
-
-// The query texts of `pids`, cut to `max_length` characters (0: the whole
-// text pg_stat_activity keeps). Asked only for the sessions of the forest, so
-// a poll without waiters moves no query text at all.
-std::map<int, std::string> ReadQueries(pqxx::transaction_base& tx, const std::vector<int>& pids,
-                                       int max_length);
-
-// The ungranted lock and pg_blocking_pids() of each of `pids`, and of nobody
-// else: pg_blocking_pids() takes every lock-manager partition lock, so it is
-// called once per waiting session only. `pids` must not be empty.
+// The one statement of a lock poll. It reads pg_stat_activity once and
+// returns, in one result:
+//  - the client sessions of the database per state, counted by the server;
+//  - only if some client session of the database waits on a Lock: each
+//    waiter's ungranted pg_locks row and pg_blocking_pids(), and the session
+//    of every waiter and of every blocker still in pg_stat_activity (query
+//    text only for these, or null);
+//  - pg_stat_database's deadlocks and rollbacks.
+// The gate is a one-time filter: with nobody waiting, pg_locks and
+// pg_blocking_pids() (which takes every lock-manager partition lock) are not
+// run at all. $1: query_max_length (0: the whole text), $2: show_query.
 // `has_waitstart`: the server has pg_locks.waitstart (14+).
-std::vector<LockWaitRow> ReadLockWaits(pqxx::transaction_base& tx, const std::vector<int>& pids,
-                                       bool has_waitstart);
+std::string LockPollSql(bool has_waitstart);
 
-DatabaseCounters ReadDatabaseCounters(pqxx::transaction_base& tx);
+// Runs LockPollSql as a statement prepared on the connection (planned once,
+// not every poll) and returns its rows. Throws whatever libpqxx throws.
+LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart, bool show_query,
+                          int query_max_length);
 
 // The tables among `names` that exist, as to_regclass() finds them.
 std::vector<TableRow> ResolveTables(pqxx::transaction_base& tx,
@@ -48,8 +47,7 @@ std::optional<std::vector<std::optional<std::string>>> ReadRowKey(
     pqxx::transaction_base& tx, const TableRow& table, const std::vector<KeyColumn>& key,
     std::int64_t page, std::int64_t tuple);
 
-// "{1,2,3}" and back: the text form of int[] parameters and results.
-std::string IntArrayLiteral(const std::vector<int>& values);
+// "{1,2,3}" to its values: the text form of an int[] result.
 std::vector<int> ParseIntArray(const std::string& text);
 
 }  // namespace seatwatch::locks

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include <pqxx/connection>
+#include <pqxx/result>
 #include <pqxx/transaction>
 
 #include "checks/lock_check.h"
@@ -264,29 +265,47 @@ TEST_F(LockCheckTest, DeadlockIsCounted) {
 }
 
 // pg_blocking_pids() takes every lock-manager partition lock: a poll that
-// finds nobody waiting must not call it. The control half proves the query
-// is tracked when there are waiters, so this test can fail.
+// finds nobody waiting must not call it. The lock read is one statement, so
+// the proof is its plan: the scan of pg_locks (whose rows alone feed
+// pg_blocking_pids()) never runs without waiters. The control half proves it
+// runs with one, so this test can fail.
 TEST_F(LockCheckTest, NoWaitersMeansNoBlockingPidsCall) {
   checks::LockCheck check(config_);
-  auto calls = [&](const std::string& fragment) {
-    return std::stol(db_.Scalar(
-        "SELECT coalesce(sum(s.calls), 0) FROM pg_stat_statements AS s "
-        "JOIN pg_database AS d ON d.oid = s.dbid "
-        "WHERE d.datname = current_database() AND s.query LIKE '%" + fragment + "%' "
-        "AND s.query NOT LIKE '%pg_stat_statements%'"));
-  };
   db_.Exec("SELECT pg_stat_statements_reset()");
   for (int i = 0; i < 3; ++i) Poll(check);
-  EXPECT_EQ(calls("pg_stat_activity"), 3) << "the session read is tracked";
-  EXPECT_EQ(calls("pg_blocking_pids"), 0);
+  EXPECT_EQ(std::stol(db_.Scalar(
+                "SELECT coalesce(sum(s.calls), 0) FROM pg_stat_statements AS s "
+                "JOIN pg_database AS d ON d.oid = s.dbid "
+                "WHERE d.datname = current_database() AND s.query LIKE '%pg_stat_activity%' "
+                "AND s.query NOT LIKE '%pg_stat_statements%'")),
+            3)
+      << "one read per poll";
+
+  bool has_waitstart = monitor_->server_version() >= 140000;
+  auto lock_scan = [&] {
+    pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(*monitor_);
+    tx.exec0("PREPARE lock_poll_plan(int, bool) AS " + locks::LockPollSql(has_waitstart));
+    std::string line;
+    for (const auto& row :
+         tx.exec("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE lock_poll_plan(512, true)")) {
+      std::string text = row[0].c_str();
+      if (text.find("pg_lock_status") != std::string::npos) line = text;
+    }
+    tx.exec0("DEALLOCATE lock_poll_plan");
+    return line;
+  };
+  std::string idle = lock_scan();
+  EXPECT_NE(idle.find("Function Scan on pg_lock_status"), std::string::npos) << idle;
+  EXPECT_NE(idle.find("never executed"), std::string::npos) << idle;
 
   AsyncSession holder(db_.dsn(), "holder");
   AsyncSession waiter(db_.dsn(), "waiter");
   ASSERT_EQ(holder.Run("BEGIN; " + Claim("A13")), "");
   waiter.Send(Claim("A13"));
   AwaitWaiters(1);
-  Poll(check);
-  EXPECT_EQ(calls("pg_blocking_pids"), 1);
+  std::string busy = lock_scan();
+  EXPECT_EQ(busy.find("never executed"), std::string::npos) << busy;
+  EXPECT_NE(busy.find("rows=1 "), std::string::npos) << busy;
   ASSERT_EQ(holder.Run("ROLLBACK"), "");
   EXPECT_EQ(waiter.Finish(), "");
 }
@@ -302,16 +321,17 @@ TEST_F(LockCheckTest, LockReadWithoutWaitstartFallsBackToStateChange) {
   std::this_thread::sleep_for(300ms);
   {
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(*monitor_);
-    std::map<int, locks::SessionRow> sessions;
-    for (auto& session : locks::ReadSessions(tx)) sessions[session.pid] = session;
-    std::map<int, locks::LockWaitRow> waits;
-    for (auto& wait : locks::ReadLockWaits(tx, {waiter.pid()}, false)) waits[wait.pid] = wait;
-    ASSERT_EQ(waits.size(), 1u);
-    EXPECT_FALSE(waits[waiter.pid()].wait_seconds.has_value());
-    EXPECT_EQ(waits[waiter.pid()].blockers, std::vector<int>{holder.pid()});
-    locks::ApplyWaitStartFallback(waits, sessions, false);
-    EXPECT_GE(*waits[waiter.pid()].wait_seconds, 0.3);
-    EXPECT_EQ(waits[waiter.pid()].wait_start_us, sessions[waiter.pid()].state_change_us);
+    locks::LockPollRows rows = locks::ReadLockPoll(tx, false, true, 512);
+    ASSERT_EQ(rows.waits.size(), 1u);
+    EXPECT_FALSE(rows.waits[0].wait_seconds.has_value());
+    EXPECT_EQ(rows.waits[0].blockers, std::vector<int>{holder.pid()});
+    ASSERT_EQ(rows.sessions.size(), 2u) << "the waiter and its blocker only";
+    locks::LockPoll poll = locks::AssembleLockPoll(std::move(rows), false);
+    EXPECT_GE(*poll.Wait(waiter.pid())->wait_seconds, 0.3);
+    EXPECT_EQ(poll.Wait(waiter.pid())->wait_start_us, poll.Session(waiter.pid())->state_change_us);
+    EXPECT_EQ(poll.forest.roots, std::vector<int>{holder.pid()});
+    EXPECT_NE(poll.Session(holder.pid())->query.value_or("").find("UPDATE seats"),
+              std::string::npos);
   }
   ASSERT_EQ(holder.Run("ROLLBACK"), "");
   EXPECT_EQ(waiter.Finish(), "");

@@ -63,6 +63,8 @@ LockPoll HotSeatPoll(bool show_query = true) {
   poll.forest = BuildForest(ToWaiters(poll.waits), {10, 11, 12, 13});
   poll.rows[poll.forest.rows.at(0).target] = "seats(event_id=1, seat=A12)";
   poll.watched_relations = {"seats"};
+  poll.states = {{std::string("active"), 3, 30.0}, {std::string("idle in transaction"), 1, 30.0},
+                 {std::string("idle"), 40, std::nullopt}};
   poll.counters = {4, 17};
   poll.wait_start_source = "waitstart";
   return poll;
@@ -89,7 +91,8 @@ TEST(LockOutputsTest, MetricsOfAHotSeat) {
   // The head waits on a transaction but counts under the row's relation.
   EXPECT_TRUE(Has(text, "seatwatch_lock_waiting_by_relation{relation=\"seats\"} 3")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"active\"} 3")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"idle\"} 0")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"idle\"} 40")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"idle in transaction (aborted)\"} 0")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_transaction_oldest_seconds{state=\"idle in transaction\"} 30"))
       << text;
   EXPECT_TRUE(Has(text, "seatwatch_deadlocks_total 4")) << text;
@@ -172,14 +175,67 @@ TEST(LockOutputsTest, WaitStartFallbackUsesStateChange) {
   EXPECT_EQ(waits[11].wait_start_us, 123);
 }
 
-TEST(LockOutputsTest, OnlyClientWaitersOfTheDatabaseAreAskedAbout) {
-  SessionRow other_db = Session(2, "active", true);
-  other_db.in_database = false;
-  SessionRow worker = Session(3, "active", true);
-  worker.client = false;
-  std::vector<int> pids =
-      WaitingPids({Session(1, "active", true), other_db, worker, Session(4, "idle", false)});
-  EXPECT_EQ(pids, std::vector<int>{1});
+TEST(LockOutputsTest, SessionsPerStateComeFromTheServersCount) {
+  LockPoll poll;
+  poll.states = {{std::nullopt, 2, std::nullopt}, {std::string("idle in transaction"), 5, -0.001}};
+  std::string text = Render(poll, WaitEpisodes(5, LockWaitBuckets()));
+  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"unknown\"} 2")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"idle in transaction\"} 5")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_sessions{state=\"active\"} 0")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_transaction_oldest_seconds{state=\"idle in transaction\"} 0"))
+      << text;
+}
+
+// The rows of one read as the statement returns them: R (10) idle in
+// transaction, 11 waiting for its transaction, 12 and 13 queued for the row,
+// 13 also reported behind 99, which ended before the read.
+LockPollRows HotSeatRows() {
+  LockPollRows rows;
+  rows.sessions = {Session(10, "idle in transaction", false), Session(11, "active", true),
+                   Session(12, "active", true), Session(13, "active", true)};
+  rows.waits = {Wait(11, "transactionid", {10}, 7.5), Wait(12, "tuple", {11}, 6),
+                Wait(13, "tuple", {11, 12, 99}, 2)};
+  rows.states = {{std::string("active"), 3, 30.0}};
+  rows.counters = {4, 17};
+  return rows;
+}
+
+TEST(LockOutputsTest, AssembleBuildsTheForestFromOneRead) {
+  LockPoll poll = AssembleLockPoll(HotSeatRows(), true);
+  EXPECT_EQ(poll.wait_start_source, "waitstart");
+  EXPECT_EQ(poll.sessions.size(), 4u);
+  EXPECT_EQ(poll.waits.size(), 3u);
+  EXPECT_EQ(poll.forest.roots, std::vector<int>{10});
+  EXPECT_EQ(poll.forest.nodes.count(99), 0u) << "a blocker that ended is dropped";
+  EXPECT_EQ(poll.forest.max_blocked_by_one_root, 3);
+  EXPECT_EQ(poll.forest.hot_row_waiters, 3);
+  EXPECT_EQ(poll.StateOf(10), "idle in transaction");
+  ASSERT_EQ(poll.states.size(), 1u);
+  EXPECT_EQ(poll.counters.xact_rollback, 17);
+  EXPECT_DOUBLE_EQ(poll.WaitSeconds(11), 7.5);
+}
+
+TEST(LockOutputsTest, AssembleFallsBackToStateChangeBefore14) {
+  LockPollRows rows = HotSeatRows();
+  for (auto& wait : rows.waits) {
+    wait.wait_seconds.reset();
+    wait.wait_start_us.reset();
+  }
+  rows.sessions[1].state_change_us = 555;
+  LockPoll poll = AssembleLockPoll(std::move(rows), false);
+  EXPECT_EQ(poll.wait_start_source, "state_change");
+  EXPECT_DOUBLE_EQ(poll.WaitSeconds(11), 20);
+  EXPECT_EQ(poll.Wait(11)->wait_start_us, 555);
+}
+
+TEST(LockOutputsTest, AssembleWithNobodyWaitingHasAnEmptyForest) {
+  LockPollRows rows;
+  rows.states = {{std::string("idle"), 190, std::nullopt}};
+  LockPoll poll = AssembleLockPoll(std::move(rows), true);
+  EXPECT_TRUE(poll.forest.nodes.empty());
+  EXPECT_TRUE(poll.sessions.empty());
+  EXPECT_TRUE(Has(Render(poll, WaitEpisodes(5, LockWaitBuckets())),
+                  "seatwatch_sessions{state=\"idle\"} 190"));
 }
 
 }  // namespace
