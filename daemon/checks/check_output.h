@@ -47,6 +47,8 @@ struct InvariantResult {
 // What one successful run of a check produced. Immutable once published.
 struct CheckOutput {
   std::vector<prometheus::MetricFamily> families;
+  // Series the check wrote in text format itself, after `families`.
+  std::string text;
   std::vector<InvariantResult> invariants;
   // Named JSON documents served under /api/<name> (e.g. "locks").
   std::map<std::string, std::string> documents;

@@ -1,6 +1,7 @@
 #include "checks/metric_check.h"
 
 #include "checks/query_entry.h"
+#include "metrics/gauge_text.h"
 
 namespace seatwatch::checks {
 
@@ -9,14 +10,11 @@ MetricCheck::MetricCheck(config::QueryConfig entry, Millis interval)
 
 CheckOutput MetricCheck::Run(CheckContext& context) {
   BoundRows bound = FetchEntryRows(context, entry_);
-  prometheus::MetricFamily family;
-  family.name = "seatwatch_" + entry_.name;
-  family.help = (entry_.help.empty() ? "Rows of the " + entry_.name + " query" : entry_.help) +
-                " (from the last poll).";
-  family.type = prometheus::MetricType::Gauge;
-  family.metric = metrics::RowsToGauges(*bound.rows, bound.binding);
+  std::string help = (entry_.help.empty() ? "Rows of the " + entry_.name + " query" : entry_.help) +
+                     " (from the last poll).";
   CheckOutput output;
-  output.families.push_back(std::move(family));
+  output.text = metrics::RowsToGaugeText("seatwatch_" + entry_.name, help, *bound.rows,
+                                         bound.binding);
   return output;
 }
 

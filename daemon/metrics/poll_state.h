@@ -23,9 +23,11 @@ struct CheckStatus {
   std::map<std::string, std::uint64_t> errors;  // reason -> failures so far
   std::string last_error;
   std::string last_reason;
-  std::shared_ptr<const checks::CheckOutput> output;  // null unless the last run succeeded
-  // output->families in text format, rendered once when the check ran, so a
-  // poll of one check does not re-render every other check's series.
+  // Null unless the last run succeeded. Its families are empty: they are
+  // rendered into `rendered` when the check runs, then dropped.
+  std::shared_ptr<const checks::CheckOutput> output;
+  // The check's series in text format, rendered once when the check ran, so
+  // a poll of one check does not re-render every other check's series.
   std::shared_ptr<const std::string> rendered;
 };
 

@@ -186,11 +186,7 @@ Snapshot BuildSnapshot(const PollState& state) {
   snapshot.metrics_text = RenderText(BuildFamilies(state));
   for (const auto& check : state.checks) {
     if (!check.output) continue;
-    if (check.rendered) {
-      snapshot.metrics_text += *check.rendered;
-    } else {
-      snapshot.metrics_text += RenderText(check.output->families);
-    }
+    if (check.rendered) snapshot.metrics_text += *check.rendered;
   }
   snapshot.invariants_json = InvariantsJson(state);
   for (const auto& check : state.checks) {

@@ -24,7 +24,16 @@ void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double dur
   status.last_success_unix = now_unix;
   status.last_error.clear();
   status.last_reason.clear();
-  status.rendered = std::make_shared<const std::string>(metrics::RenderText(output.families));
+  std::string rendered = metrics::RenderText(std::move(output.families));
+  if (rendered.empty()) {
+    rendered = std::move(output.text);
+  } else {
+    rendered += output.text;
+  }
+  status.rendered = std::make_shared<const std::string>(std::move(rendered));
+  // The rendered text is the only copy kept.
+  output.families = {};
+  output.text = {};
   status.output = std::make_shared<const checks::CheckOutput>(std::move(output));
 }
 

@@ -48,6 +48,31 @@ void WriteTable(std::ostringstream& out, const checks::DetailRows& detail, const
   }
 }
 
+// A check's series as rendered for /metrics: each family's name and series
+// count, then its samples without the HELP and TYPE comments.
+void WriteSamples(std::ostringstream& out, const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  std::string family;
+  std::vector<std::string> samples;
+  auto flush = [&] {
+    if (!family.empty() && !samples.empty()) {
+      out << "  " << family << " (" << samples.size() << " series)\n";
+      for (const auto& sample : samples) out << "    " << sample << "\n";
+    }
+    samples.clear();
+  };
+  while (std::getline(lines, line)) {
+    if (line.rfind("# HELP ", 0) == 0) {
+      flush();
+      family = line.substr(7, line.find(' ', 7) - 7);
+    } else if (!line.empty() && line[0] != '#' && line.find("_bucket{") == std::string::npos) {
+      samples.push_back(line);
+    }
+  }
+  flush();
+}
+
 }  // namespace
 
 std::string FormatOnceReport(const metrics::PollState& state, const std::string& masked_dsn) {
@@ -98,20 +123,8 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::string&
 
   out << "\nMETRICS\n";
   for (const auto& check : state.checks) {
-    if (!check.output || check.output->families.empty() || !check.invariants.empty()) continue;
-    for (const auto& family : check.output->families) {
-      out << "  " << family.name << " (" << family.metric.size() << " series)\n";
-      for (const auto& sample : family.metric) {
-        double value = family.type == prometheus::MetricType::Counter ? sample.counter.value
-                                                                      : sample.gauge.value;
-        if (family.type == prometheus::MetricType::Histogram) {
-          out << "    " << FormatLabels(sample.label) << "  count=" << sample.histogram.sample_count
-              << " sum=" << FormatValue(sample.histogram.sample_sum) << "\n";
-        } else {
-          out << "    " << FormatLabels(sample.label) << "  " << FormatValue(value) << "\n";
-        }
-      }
-    }
+    if (!check.output || !check.rendered || !check.invariants.empty()) continue;
+    WriteSamples(out, *check.rendered);
   }
 
   bool any_failed = false;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <regex>
+#include <sstream>
 
 #include "checks/registry.h"
 #include "metrics/snapshot.h"
@@ -44,10 +46,15 @@ Verdict Judge(const ScratchDatabase& db) {
       }
       if (invariant.detail) verdict.detail[invariant.name] = invariant.detail->rows;
     }
-    for (const auto& family : check.output->families) {
-      if (family.name != "seatwatch_event_inventory") continue;
-      for (const auto& sample : family.metric) {
-        verdict.inventory[sample.label.at(0).value][sample.label.at(1).value] = sample.gauge.value;
+    if (!check.rendered) continue;
+    static const std::regex kInventory(
+        R"re(^seatwatch_event_inventory\{event_id="([^"]*)",kind="([^"]*)"\} (\S+)$)re");
+    std::istringstream lines(*check.rendered);
+    std::string line;
+    std::smatch m;
+    while (std::getline(lines, line)) {
+      if (std::regex_match(line, m, kInventory)) {
+        verdict.inventory[m[1]][m[2]] = std::stod(m[3]);
       }
     }
   }

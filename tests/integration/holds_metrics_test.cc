@@ -28,11 +28,8 @@ const metrics::CheckStatus& HoldsStatus(const metrics::PollState& state) {
 }
 
 double Gauge(const metrics::CheckStatus& status, const std::string& name) {
-  if (!status.output) return std::nan("");
-  for (const auto& family : status.output->families) {
-    if (family.name == name && family.metric.size() == 1) return family.metric[0].gauge.value;
-  }
-  return std::nan("");
+  if (!status.rendered) return std::nan("");
+  return testing::Sample(*status.rendered, name);
 }
 
 config::Config HoldsConfig(const std::string& dsn, const std::string& sql_path) {

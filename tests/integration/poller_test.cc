@@ -11,6 +11,7 @@
 #include "checks/registry.h"
 #include "metrics/snapshot.h"
 #include "poll/poller.h"
+#include "support/daemon_process.h"
 #include "support/scratch_db.h"
 #include "support/test_config.h"
 #include "support/test_env.h"
@@ -50,9 +51,9 @@ TEST(PollerTest, SlowQueryCountsTimeoutWhileOthersReport) {
   EXPECT_EQ(slow.output, nullptr);
   const auto& sold = Find(state, "sold_seats");
   ASSERT_TRUE(sold.success) << sold.last_error;
-  ASSERT_EQ(sold.output->families.size(), 1u);
-  EXPECT_EQ(sold.output->families[0].name, "seatwatch_sold_seats");
-  EXPECT_DOUBLE_EQ(sold.output->families[0].metric.at(0).gauge.value, 1);
+  ASSERT_NE(sold.rendered, nullptr);
+  EXPECT_DOUBLE_EQ(testing::Sample(*sold.rendered, "seatwatch_sold_seats{event_id=\"1\"}"), 1);
+  EXPECT_TRUE(sold.output->families.empty()) << "families are dropped once rendered";
 }
 
 TEST(PollerTest, MissingColumnIsAnSqlFailureNamingTheKey) {

@@ -35,8 +35,9 @@ PollState StateWithViolation() {
   checks::InvariantResult fine;
   fine.name = "ticket_without_sold_seat";
   output.invariants = {violated, fine};
-  output.families.push_back(SingleGauge("seatwatch_event_inventory", "inv", 5));
   check.output = std::make_shared<const checks::CheckOutput>(output);
+  check.rendered = std::make_shared<const std::string>(
+      RenderText({SingleGauge("seatwatch_event_inventory", "inv", 5)}));
   state.checks.push_back(check);
   CheckStatus failing = Status("holds", false);
   failing.invariants = {"some_failing_invariant"};

@@ -1,0 +1,77 @@
+// RowsToGaugeText must write exactly what prometheus-cpp's serializer writes
+// for the same rows turned into a family by RowsToGauges.
+#include "metrics/gauge_text.h"
+
+#include <gtest/gtest.h>
+
+#include "metrics/snapshot_builder.h"
+
+namespace seatwatch::metrics {
+namespace {
+
+db::Rows MakeRows(std::vector<std::string> columns,
+                  std::vector<std::vector<db::Rows::Cell>> values) {
+  db::Rows rows;
+  rows.columns = std::move(columns);
+  rows.values = std::move(values);
+  return rows;
+}
+
+std::string ViaFamily(const std::string& name, const std::string& help, const db::Rows& rows,
+                      const ColumnBinding& binding) {
+  prometheus::MetricFamily family;
+  family.name = name;
+  family.help = help;
+  family.type = prometheus::MetricType::Gauge;
+  family.metric = RowsToGauges(rows, binding);
+  return RenderText({family});
+}
+
+TEST(GaugeTextTest, SameTextAsTheSerializer) {
+  auto rows = MakeRows(
+      {"event_id", "kind", "count"},
+      {{"1", "seats_sold", "550"},
+       {"2", "seats_free", "0"},
+       {"3", "with \"quote\"", "0.1"},
+       {"4", "back\\slash\nnewline", "-12.5"},
+       {std::nullopt, "null label", "1e+20"},
+       {"6", "tiny", "1.2345678901234567e-7"},
+       {"7", "third", "0.3333333333333333"},
+       {"8", "skipped", std::nullopt},
+       {"9", "big int", "9007199254740993"},
+       {"10", "nan", "NaN"},
+       {"11", "inf", "Infinity"},
+       {"12", "minus inf", "-Infinity"},
+       {"13", "bool", "t"}});
+  auto binding = BindColumns(rows, {"event_id", "kind"}, "count", "");
+  std::string text = RowsToGaugeText("seatwatch_inv", "Inventory (from the last poll).", rows,
+                                     binding);
+  EXPECT_EQ(text, ViaFamily("seatwatch_inv", "Inventory (from the last poll).", rows, binding));
+  EXPECT_NE(text.find("seatwatch_inv{event_id=\"1\",kind=\"seats_sold\"} 550\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("skipped"), std::string::npos);
+}
+
+TEST(GaugeTextTest, NoLabelsAndNoHelp) {
+  auto rows = MakeRows({"n"}, {{"42"}});
+  auto binding = BindColumns(rows, {}, "n", "");
+  EXPECT_EQ(RowsToGaugeText("seatwatch_n", "", rows, binding), "# TYPE seatwatch_n gauge\nseatwatch_n 42\n");
+  EXPECT_EQ(RowsToGaugeText("seatwatch_n", "", rows, binding), ViaFamily("seatwatch_n", "", rows, binding));
+}
+
+TEST(GaugeTextTest, NothingWhenNoRowHasAValue) {
+  auto rows = MakeRows({"event_id", "n"}, {{"1", std::nullopt}});
+  auto binding = BindColumns(rows, {"event_id"}, "n", "");
+  EXPECT_EQ(RowsToGaugeText("seatwatch_n", "help", rows, binding), "");
+  EXPECT_EQ(ViaFamily("seatwatch_n", "help", rows, binding), "");
+}
+
+TEST(GaugeTextTest, ANonNumberThrowsLikeRowsToGauges) {
+  auto rows = MakeRows({"n"}, {{"twelve"}});
+  auto binding = BindColumns(rows, {}, "n", "");
+  EXPECT_THROW(RowsToGaugeText("seatwatch_n", "", rows, binding), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace seatwatch::metrics
