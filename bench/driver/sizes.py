@@ -46,17 +46,30 @@ def breakdown(rows, signatures):
 
 
 def pack_per_poll(rows, signatures):
-    """The booking pack's cost per poll from its statements' mean time per
-    call: each of them runs once per poll, and a poll cut off by the end of
-    the window (its detail queries not yet done) does not skew it."""
+    """The booking pack's cost per poll. The reconciliation and holds.sql run
+    once per poll: their mean time per call, so a poll cut off by the end of
+    the window does not skew it. The detail queries run only when an
+    invariant's violations change (or every 5 minutes): their total time
+    divided by the polls (the reconciliation's calls) in the window."""
     per = {"reconciliation": 0.0, "detail": 0.0, "holds": 0.0}
+    calls = {"reconciliation": 0, "detail": 0, "holds": 0}
+    detail_ms = 0.0
     for row in rows:
         kind = classify(row["query"], signatures)
-        if kind in per and row["calls"]:
+        if kind not in per or not row["calls"]:
+            continue
+        calls[kind] += row["calls"]
+        if kind == "detail":
+            detail_ms += row["ms"]
+        else:
             per[kind] += row["ms"] / row["calls"]
+    polls = calls["reconciliation"]
+    per["detail"] = detail_ms / polls if polls else 0.0
     return {
         "reconciliation_ms_per_poll": per["reconciliation"],
         "detail_ms_per_poll": per["detail"],
+        "detail_calls": calls["detail"],
+        "pack_polls": polls,
         "holds_ms_per_poll": per["holds"],
         "pack_ms_per_poll": sum(per.values()),
     }
