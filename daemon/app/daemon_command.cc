@@ -9,7 +9,7 @@
 #include "http/handlers.h"
 #include "http/server.h"
 #include "metrics/snapshot.h"
-#include "poll/poller.h"
+#include "poll/poller_group.h"
 #include "util/log.h"
 
 namespace seatwatch::app {
@@ -46,7 +46,9 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   metrics::SnapshotStore store;
-  poll::Poller poller(config, checks::BuildChecks(config), store, version);
+  // The locks check in a lane of its own: a long poll of the others cannot
+  // delay it.
+  poll::PollerGroup pollers(config, checks::BuildChecks(config), store, version);
 
   http::Server server(config.http.listen, kHttpThreads);
   // The only part that writes to the database; its own thread and connection.
@@ -59,7 +61,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
     return 1;
   }
 
-  std::thread poller_thread([&poller] { poller.Run(); });
+  pollers.Start();
   cleanup.Start();
   log::Info("seatwatch started", {{"version", version}, {"config", config_path}});
 
@@ -72,16 +74,16 @@ int DaemonCommand(config::Config config, const std::string& config_path,
         log::SetLevel(log::ParseLevel(fresh->log_level));
         auto checks = checks::BuildChecks(*fresh);
         cleanup.Reload(*fresh);
-        poller.Reload(std::move(*fresh), std::move(checks));
+        pollers.Reload(*fresh, std::move(checks));
       }
       continue;
     }
     log::Info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
     break;
   }
-  poller.Stop();
+  pollers.Stop();  // each lane finishes the statement in flight
   cleanup.Stop();  // the batch in flight finishes; the leader lock is released
-  poller_thread.join();
+  pollers.Wait();
   server.Stop();
   log::Info("seatwatch stopped");
   return 0;

@@ -20,7 +20,7 @@ struct CheckContext {
   std::chrono::system_clock::time_point now;
 };
 
-// One kind of check. The poller owns the instances and runs them on its one
+// One kind of check. A poller owns the instances and runs them on its one
 // thread, so a check may keep state between runs (counters, episodes) without
 // locking. Run() throws on failure; the poller counts and logs it.
 class Check {
@@ -36,6 +36,11 @@ class Check {
   virtual bool shares_snapshot() const { return true; }
   // A statement_timeout for that own transaction; nullopt keeps the session's.
   virtual std::optional<Millis> statement_timeout() const { return std::nullopt; }
+
+  // In the daemon, a check that must keep its cadence whatever the others
+  // cost gets a poller thread and database session of its own (the locks
+  // lane, see poll/lane.h).
+  virtual bool own_session() const { return false; }
 
   // The invariants this check judges (for status "unknown" while it fails).
   virtual std::vector<std::string> invariants() const { return {}; }

@@ -18,7 +18,8 @@ namespace seatwatch::checks {
 // pg_stat_activity once and asks pg_locks and pg_blocking_pids() about
 // waiting sessions only, and nothing at all when none waits. Keeps
 // wait episodes, their counter and histogram, and the hot-row key cache
-// across runs. Not thread-safe: the poller runs it on its one thread.
+// across runs. Not thread-safe: its poller (in the daemon, the locks lane's)
+// runs it on one thread.
 class LockCheck : public Check {
  public:
   explicit LockCheck(config::LocksConfig config);
@@ -27,6 +28,7 @@ class LockCheck : public Check {
   Millis interval() const override { return config_.interval; }
   bool shares_snapshot() const override { return false; }
   std::optional<Millis> statement_timeout() const override { return config_.statement_timeout; }
+  bool own_session() const override { return true; }
 
   CheckOutput Run(CheckContext& context) override;
   void TakeStateFrom(Check& previous) override;

@@ -26,6 +26,21 @@ void SetLocalTimeouts(pqxx::transaction_base& tx, const TransactionSettings& set
            "; SET LOCAL lock_timeout = " + std::to_string(settings.lock_timeout.count()));
 }
 
+// Only the timeouts that differ from the session's connection options, which
+// are in force in every transaction already and survive any reconnect.
+void SetLocalChanges(pqxx::transaction_base& tx, const TransactionSettings& wanted,
+                     const TransactionSettings& session) {
+  std::string sql;
+  if (wanted.statement_timeout != session.statement_timeout) {
+    sql += "SET LOCAL statement_timeout = " + std::to_string(wanted.statement_timeout.count());
+  }
+  if (wanted.lock_timeout != session.lock_timeout) {
+    if (!sql.empty()) sql += "; ";
+    sql += "SET LOCAL lock_timeout = " + std::to_string(wanted.lock_timeout.count());
+  }
+  if (!sql.empty()) tx.exec0(sql);
+}
+
 void RunOne(pqxx::transaction_base& tx, db::QueryCache& cache, ScheduledCheck& entry) {
   auto start = Clock::now();
   try {
@@ -72,13 +87,13 @@ void RunSnapshotGroup(pqxx::connection& connection, const std::vector<ScheduledC
 }
 
 void RunOwnTransaction(pqxx::connection& connection, ScheduledCheck& entry,
-                       const TransactionSettings& settings) {
+                       const TransactionSettings& session) {
   auto start = Clock::now();
   try {
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(connection, "seatwatch_check");
-    TransactionSettings own = settings;
+    TransactionSettings own = session;
     if (auto timeout = entry.check->statement_timeout()) own.statement_timeout = *timeout;
-    SetLocalTimeouts(tx, own);
+    SetLocalChanges(tx, own, session);
     db::QueryCache cache;
     checks::CheckContext context{tx, cache, std::chrono::system_clock::now()};
     checks::CheckOutput output = entry.check->Run(context);

@@ -25,8 +25,11 @@ void RunSnapshotGroup(pqxx::connection& connection, const std::vector<ScheduledC
                       const std::function<bool()>& stopping = [] { return false; });
 
 // Runs one check in a short READ COMMITTED READ ONLY transaction of its own.
+// `session`: the timeouts the session's connection options already set; the
+// transaction SETs LOCAL only the ones the check wants different (a lock poll
+// on the locks lane's session needs none: BEGIN, its read, COMMIT).
 void RunOwnTransaction(pqxx::connection& connection, ScheduledCheck& entry,
-                       const TransactionSettings& settings);
+                       const TransactionSettings& session);
 
 // Marks checks that could not run at all (no connection) as failed.
 void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason,

@@ -30,21 +30,31 @@ std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>>
   return out;
 }
 
-db::SessionSettings PollerSettings(const config::DatabaseConfig& db) {
-  db::SessionSettings settings;
-  settings.application_name = db.application_name;
-  settings.connect_timeout = db.connect_timeout;
-  settings.statement_timeout = db.statement_timeout;
-  settings.lock_timeout = db.lock_timeout;
-  settings.read_only = true;
-  return settings;
+bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
+  db::SessionSettings x = LaneSessionSettings(a, lane);
+  db::SessionSettings y = LaneSessionSettings(b, lane);
+  return a.database.dsn == b.database.dsn &&
+         a.database.reconnect_max_backoff == b.database.reconnect_max_backoff &&
+         x.application_name == y.application_name && x.connect_timeout == y.connect_timeout &&
+         x.statement_timeout == y.statement_timeout && x.lock_timeout == y.lock_timeout &&
+         x.read_only == y.read_only;
 }
 
 }  // namespace
 
 Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks,
                metrics::SnapshotStore& store, std::string version)
-    : config_(std::move(config)), checks_(Schedule(std::move(checks))), store_(store) {
+    : Poller(std::move(config), std::move(checks), Lane::kChecks,
+             std::make_shared<StatePublisher>(store, 1), 0, std::move(version)) {}
+
+Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks,
+               Lane lane, std::shared_ptr<StatePublisher> publisher, std::size_t slot,
+               std::string version)
+    : config_(std::move(config)),
+      lane_(lane),
+      checks_(Schedule(std::move(checks))),
+      publisher_(std::move(publisher)),
+      slot_(slot) {
   state_.version = std::move(version);
   session_ = MakeSession();
   RebuildState();
@@ -54,7 +64,7 @@ Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>
 Poller::~Poller() = default;
 
 std::unique_ptr<db::Session> Poller::MakeSession() const {
-  return std::make_unique<db::Session>(config_.database.dsn, PollerSettings(config_.database),
+  return std::make_unique<db::Session>(config_.database.dsn, LaneSessionSettings(config_, lane_),
                                        config_.database.reconnect_max_backoff);
 }
 
@@ -93,22 +103,19 @@ void Poller::ApplyPendingReload() {
     entry.status.invariants = invariants;
     entry.next_due = it->second.next_due;
   }
-  bool database_changed = pending->config.database.dsn != config_.database.dsn ||
-                          pending->config.database.application_name != config_.database.application_name ||
-                          pending->config.database.statement_timeout != config_.database.statement_timeout ||
-                          pending->config.database.lock_timeout != config_.database.lock_timeout ||
-                          pending->config.database.connect_timeout != config_.database.connect_timeout;
-  if (pending->config.http.listen != config_.http.listen) {
+  bool database_changed = !SameSession(pending->config, config_, lane_);
+  if (lane_ == Lane::kChecks && pending->config.http.listen != config_.http.listen) {
     log::Warn("http.listen changed; it takes effect after a restart",
               {{"listen", config_.http.listen}});
   }
   config_ = std::move(pending->config);
   if (database_changed) {
-    log::Info("database settings changed; reconnecting");
+    log::Info("database settings changed; reconnecting", {{"lane", LaneName(lane_)}});
     session_ = MakeSession();
   }
   RebuildState();
-  log::Info("configuration reloaded", {{"checks", std::to_string(checks_.size())}});
+  log::Info("configuration reloaded",
+            {{"lane", LaneName(lane_)}, {"checks", std::to_string(checks_.size())}});
 }
 
 Clock::time_point Poller::NextDue() const {
@@ -141,6 +148,9 @@ void Poller::PollDue(bool force_all) {
     return;
   }
   TransactionSettings settings{config_.database.statement_timeout, config_.database.lock_timeout};
+  // What the session's connection options already set in every transaction.
+  TransactionSettings session{session_->settings().statement_timeout,
+                              session_->settings().lock_timeout};
   auto stopping = [this] {
     std::lock_guard<std::mutex> lock(mutex_);
     return stop_;
@@ -154,7 +164,7 @@ void Poller::PollDue(bool force_all) {
       FailAll({entry}, db::FailureReason::kConnection, "lost the database connection");
       continue;
     }
-    RunOwnTransaction(*connection, *entry, settings);
+    RunOwnTransaction(*connection, *entry, session);
     session_->CheckAfterError();
   }
   session_->CheckAfterError();
@@ -187,11 +197,12 @@ void Poller::RebuildState() {
 void Poller::Publish() {
   UpdateHistory();
   RebuildState();
-  store_.Publish(std::make_shared<const metrics::Snapshot>(metrics::BuildSnapshot(state_)));
+  publisher_->Publish(slot_, state_);
 }
 
 void Poller::Run() {
-  log::Info("poller started", {{"checks", std::to_string(checks_.size())},
+  log::Info("poller started", {{"lane", LaneName(lane_)},
+                               {"checks", std::to_string(checks_.size())},
                                {"dsn", session_->masked_dsn()}});
   while (true) {
     ApplyPendingReload();
@@ -209,7 +220,7 @@ void Poller::Run() {
     wake_.wait_until(lock, next, [this] { return stop_ || pending_ != nullptr; });
   }
   session_->Disconnect();
-  log::Info("poller stopped");
+  log::Info("poller stopped", {{"lane", LaneName(lane_)}});
 }
 
 metrics::PollState Poller::RunAllOnce() {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,18 +14,26 @@
 #include "db/session.h"
 #include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
+#include "poll/lane.h"
 #include "poll/scheduled_check.h"
+#include "poll/state_publisher.h"
 
 namespace seatwatch::poll {
 
 // The loop that runs checks when they are due and publishes a snapshot after
-// every poll. Run() is the body of the one poller thread, which alone touches
-// the session and the checks; Stop() and Reload() may be called from any
-// thread and take effect between polls, never in the middle of a statement.
+// every poll. Run() is the body of the poller's thread, which alone touches
+// its session and its checks; Stop() and Reload() may be called from any
+// thread and take effect between checks, never in the middle of a statement.
 class Poller {
  public:
+  // One poller, every check, one session, publishing to `store` alone (--once,
+  // tests).
   Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks,
          metrics::SnapshotStore& store, std::string version);
+  // The poller of one lane of the daemon, with the session settings of that
+  // lane, publishing its state as `slot` of `publisher`.
+  Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks, Lane lane,
+         std::shared_ptr<StatePublisher> publisher, std::size_t slot, std::string version);
   ~Poller();
 
   void Run();
@@ -49,8 +58,10 @@ class Poller {
   std::unique_ptr<db::Session> MakeSession() const;
 
   config::Config config_;
+  Lane lane_;
   std::vector<ScheduledCheck> checks_;
-  metrics::SnapshotStore& store_;
+  std::shared_ptr<StatePublisher> publisher_;
+  std::size_t slot_;
   std::unique_ptr<db::Session> session_;
   metrics::PollState state_;
 

@@ -1,0 +1,41 @@
+#include "poll/poller_group.h"
+
+namespace seatwatch::poll {
+
+PollerGroup::PollerGroup(const config::Config& config,
+                         std::vector<std::unique_ptr<checks::Check>> checks,
+                         metrics::SnapshotStore& store, const std::string& version)
+    : publisher_(std::make_shared<StatePublisher>(store, std::size(kLanes))) {
+  for (std::size_t slot = 0; slot < std::size(kLanes); ++slot) {
+    pollers_.push_back(std::make_unique<Poller>(config, TakeLane(checks, kLanes[slot]),
+                                                kLanes[slot], publisher_, slot, version));
+  }
+}
+
+PollerGroup::~PollerGroup() {
+  Stop();
+  Wait();
+}
+
+void PollerGroup::Start() {
+  if (!threads_.empty()) return;
+  for (auto& poller : pollers_) threads_.emplace_back([p = poller.get()] { p->Run(); });
+}
+
+void PollerGroup::Reload(const config::Config& config,
+                         std::vector<std::unique_ptr<checks::Check>> checks) {
+  for (std::size_t slot = 0; slot < std::size(kLanes); ++slot) {
+    pollers_[slot]->Reload(config, TakeLane(checks, kLanes[slot]));
+  }
+}
+
+void PollerGroup::Stop() {
+  for (auto& poller : pollers_) poller->Stop();
+}
+
+void PollerGroup::Wait() {
+  for (auto& thread : threads_) thread.join();
+  threads_.clear();
+}
+
+}  // namespace seatwatch::poll

@@ -1,0 +1,42 @@
+#include "poll/state_publisher.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "metrics/snapshot_builder.h"
+
+namespace seatwatch::poll {
+
+StatePublisher::StatePublisher(metrics::SnapshotStore& store, std::size_t lanes)
+    : store_(store), lanes_(lanes) {}
+
+void StatePublisher::Publish(std::size_t lane, metrics::PollState state) {
+  // Built under the lock: two lanes publishing at once must not store their
+  // snapshots in the opposite order and hide the later one's results.
+  std::lock_guard<std::mutex> lock(mutex_);
+  lanes_.at(lane) = std::move(state);
+  store_.Publish(std::make_shared<const metrics::Snapshot>(
+      metrics::BuildSnapshot(lanes_.size() == 1 ? lanes_[0] : MergeLanes(lanes_))));
+}
+
+metrics::PollState MergeLanes(const std::vector<metrics::PollState>& lanes) {
+  metrics::PollState merged;
+  bool any = false;
+  bool up = true;
+  for (const auto& lane : lanes) {
+    if (merged.version.empty()) merged.version = lane.version;
+    if (merged.poll_interval_seconds <= 0) merged.poll_interval_seconds = lane.poll_interval_seconds;
+    merged.checks.insert(merged.checks.end(), lane.checks.begin(), lane.checks.end());
+    merged.history.insert(lane.history.begin(), lane.history.end());
+    if (lane.checks.empty()) continue;
+    any = true;
+    up = up && lane.database_up;
+    merged.last_poll_unix = std::max(merged.last_poll_unix, lane.last_poll_unix);
+    merged.last_successful_poll_unix =
+        std::max(merged.last_successful_poll_unix, lane.last_successful_poll_unix);
+  }
+  merged.database_up = any && up;
+  return merged;
+}
+
+}  // namespace seatwatch::poll

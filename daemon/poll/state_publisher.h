@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "metrics/poll_state.h"
+#include "metrics/snapshot.h"
+
+namespace seatwatch::poll {
+
+// The hand-over point between the pollers of the lanes and the snapshot
+// that /metrics serves: keeps each lane's last PollState and publishes one
+// snapshot of all of them whenever a lane publishes. A scrape therefore sees
+// every lane's last results, whichever lane polled last. Thread-safe.
+class StatePublisher {
+ public:
+  StatePublisher(metrics::SnapshotStore& store, std::size_t lanes);
+
+  void Publish(std::size_t lane, metrics::PollState state);
+
+ private:
+  std::mutex mutex_;
+  metrics::SnapshotStore& store_;
+  std::vector<metrics::PollState> lanes_;
+};
+
+// One PollState of several lanes'. Pure. Checks and invariant histories are
+// concatenated in lane order; version and poll interval come from the first
+// lane that has them. Lanes without checks poll nothing and count for
+// nothing. database_up: every lane with checks reached the database on its
+// last poll. last_poll_unix and last_successful_poll_unix: the latest of
+// any lane, so /readyz stays ready while a long poll runs in one lane and
+// the other keeps polling, but not while any lane cannot reach the database.
+metrics::PollState MergeLanes(const std::vector<metrics::PollState>& lanes);
+
+}  // namespace seatwatch::poll

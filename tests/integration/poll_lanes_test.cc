@@ -1,0 +1,170 @@
+// The locks check in a lane of its own, through the built daemon: its own
+// session (application_name "<name>-locks") with its timeouts in the
+// connection options, so a lock poll is BEGIN, one read, COMMIT; and a slow
+// poll of the other checks does not hold it up.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <cmath>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <pqxx/nontransaction>
+#include <pqxx/result>
+
+#include "support/daemon_process.h"
+#include "support/http_client.h"
+#include "support/scratch_db.h"
+#include "support/test_env.h"
+
+namespace seatwatch {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::DaemonProcess;
+using testing::HttpGet;
+using testing::Sample;
+using testing::ScratchDatabase;
+using testing::WaitFor;
+
+// A role of its own, so that pg_stat_statements tells the daemon's
+// statements from the test's.
+constexpr const char* kRole = "sw_lanes_monitor";
+
+class PollLanesTest : public ::testing::Test {
+ protected:
+  PollLanesTest()
+      : db_("sw_lanes"), dir_(testing::MakeTempDir("seatwatch-lanes")), port_(testing::FreePort()) {
+    db_.Exec(std::string("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '") +
+             kRole + "') THEN CREATE ROLE " + kRole + " LOGIN; END IF; END $$");
+    db_.Exec(std::string("GRANT pg_monitor TO ") + kRole);
+    db_.Exec(std::string("GRANT SELECT ON ALL TABLES IN SCHEMA public TO ") + kRole);
+    db_.Exec("INSERT INTO seats (event_id, seat) VALUES (1, 'A1')");
+  }
+
+  std::string WriteConfig(const std::string& extra) {
+    std::string path = dir_ + "/seatwatch.toml";
+    testing::WriteFile(path, "[database]\ndsn = \"" + db_.dsn() + " user=" + kRole +
+                                 "\"\napplication_name = \"sw_lanes\"\n"
+                                 "[http]\nlisten = \"127.0.0.1:" + std::to_string(port_) +
+                                 "\"\n[locks]\ninterval = \"200ms\"\n" + extra);
+    return path;
+  }
+
+  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
+
+  int Sessions(const std::string& application_name) {
+    return std::stoi(db_.Scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
+                                application_name + "'"));
+  }
+
+  ScratchDatabase db_;
+  std::string dir_;
+  int port_;
+};
+
+TEST_F(PollLanesTest, LockPollIsFourStatementsOnItsOwnSession) {
+  std::string config = WriteConfig("");
+  db_.Exec("SELECT pg_stat_statements_reset()");
+  DaemonProcess daemon({"--config", config});
+  ASSERT_TRUE(WaitFor([&] {
+    return Sample(Metrics(), "seatwatch_check_success{check=\"locks\"}") == 1;
+  }, 10s)) << daemon.Log();
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(Sessions("sw_lanes-locks"), 1);
+  EXPECT_EQ(Sessions("sw_lanes"), 0) << "the checks lane has no checks and never connects";
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
+
+  auto reader = db_.Connect();
+  pqxx::nontransaction read(*reader);
+  pqxx::result rows = read.exec(
+      std::string("SELECT s.query, s.calls FROM pg_stat_statements AS s "
+                  "JOIN pg_database AS d ON d.oid = s.dbid "
+                  "JOIN pg_roles AS r ON r.oid = s.userid "
+                  "WHERE d.datname = current_database() AND r.rolname = '") + kRole + "'");
+  long polls = 0;
+  long total = 0;
+  std::map<std::string, long> others;
+  for (const auto& row : rows) {
+    std::string query = row[0].c_str();
+    long calls = row[1].as<long>(0);
+    total += calls;
+    if (query.find("pg_stat_activity") != std::string::npos) {
+      polls += calls;
+    } else {
+      others[query] += calls;
+    }
+  }
+  EXPECT_GE(polls, 4);
+  // Everything else is the transaction around the read: no SET LOCAL, no
+  // savepoint, no second read.
+  EXPECT_EQ(others, (std::map<std::string, long>{
+                        {"BEGIN", polls}, {"SET TRANSACTION READ ONLY", polls}, {"COMMIT", polls}}));
+  EXPECT_EQ(total, 4 * polls);
+}
+
+// A configured metric sleeping 3 s keeps the checks lane in one long poll
+// after another; the lock lane keeps its 200 ms cadence meanwhile, sees a
+// new waiter at once, and SIGTERM still stops the daemon once the sleeping
+// statement ends.
+TEST_F(PollLanesTest, SlowChecksDoNotDelayTheLockPoll) {
+  testing::WriteFile(dir_ + "/slow.sql", "SELECT 1 AS n FROM pg_sleep(3)");
+  std::string config = WriteConfig("[poll]\ninterval = \"1s\"\n[[metric]]\nname = \"slow\"\nsql = \"" +
+                                   dir_ + "/slow.sql\"\nvalue = \"n\"\n");
+  DaemonProcess daemon({"--config", config});
+  std::string text;
+  ASSERT_TRUE(WaitFor([&] {
+    text = Metrics();
+    return Sample(text, "seatwatch_check_success{check=\"slow\"}") == 1;
+  }, 15s)) << daemon.Log();
+  // The checks lane is due again at once and back in pg_sleep(3).
+  double slow_done = Sample(text, "seatwatch_check_last_success_timestamp_seconds{check=\"slow\"}");
+  EXPECT_EQ(Sample(text, "seatwatch_up"), 1) << text;
+  EXPECT_EQ(Sessions("sw_lanes"), 1);
+  EXPECT_EQ(Sessions("sw_lanes-locks"), 1);
+
+  auto holder = db_.Connect();
+  pqxx::nontransaction hold(*holder);
+  hold.exec0("BEGIN");
+  hold.exec0("UPDATE seats SET status = 'held' WHERE seat = 'A1'");
+  auto waiter = db_.Connect();
+  std::thread waiting([&] {
+    try {
+      pqxx::nontransaction tx(*waiter);
+      tx.exec0("UPDATE seats SET status = 'held' WHERE seat = 'A1'");
+    } catch (const std::exception&) {
+    }
+  });
+  auto started = std::chrono::steady_clock::now();
+  std::set<double> lock_polls;
+  bool seen = WaitFor([&] {
+    text = Metrics();
+    lock_polls.insert(
+        Sample(text, "seatwatch_check_last_success_timestamp_seconds{check=\"locks\"}"));
+    return Sample(text, "seatwatch_lock_waiting_sessions") == 1;
+  }, 10s);
+  auto took = std::chrono::steady_clock::now() - started;
+  hold.exec0("ROLLBACK");
+  waiting.join();
+  ASSERT_TRUE(seen) << text << daemon.Log();
+  EXPECT_LT(took, 2s) << "the lock poll waited for the slow one";
+  EXPECT_EQ(Sample(text, "seatwatch_check_last_success_timestamp_seconds{check=\"slow\"}"),
+            slow_done)
+      << "the waiter was seen while the slow poll was still running";
+
+  // Over two seconds of the slow poll, the lock lane polls about ten times.
+  double first = Sample(Metrics(), "seatwatch_check_last_success_timestamp_seconds{check=\"locks\"}");
+  std::this_thread::sleep_for(2s);
+  double last = Sample(Metrics(), "seatwatch_check_last_success_timestamp_seconds{check=\"locks\"}");
+  EXPECT_GT(last - first, 1.5);
+
+  auto stop = std::chrono::steady_clock::now();
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
+  EXPECT_LT(std::chrono::steady_clock::now() - stop, 5s);
+  EXPECT_NE(daemon.Log().find("lane=locks"), std::string::npos) << daemon.Log();
+}
+
+}  // namespace
+}  // namespace seatwatch
