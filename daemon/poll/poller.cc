@@ -113,6 +113,8 @@ void Poller::ApplyPendingReload() {
     log::Info("database settings changed; reconnecting", {{"lane", LaneName(lane_)}});
     session_ = MakeSession();
   }
+  // A lane left without checks ([locks] disabled) keeps no idle session open.
+  if (checks_.empty()) session_->Disconnect();
   RebuildState();
   log::Info("configuration reloaded",
             {{"lane", LaneName(lane_)}, {"checks", std::to_string(checks_.size())}});

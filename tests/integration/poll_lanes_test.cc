@@ -4,6 +4,8 @@
 // poll of the other checks does not hold it up.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <map>
 #include <cmath>
@@ -164,6 +166,30 @@ TEST_F(PollLanesTest, SlowChecksDoNotDelayTheLockPoll) {
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
   EXPECT_LT(std::chrono::steady_clock::now() - stop, 5s);
   EXPECT_NE(daemon.Log().find("lane=locks"), std::string::npos) << daemon.Log();
+}
+
+// SIGHUP hands each lane its share: with [locks] disabled the locks lane
+// has no check and closes its session; enabled again, it polls again.
+TEST_F(PollLanesTest, ReloadTurnsTheLocksLaneOffAndOn) {
+  std::string config = WriteConfig("");
+  DaemonProcess daemon({"--config", config});
+  ASSERT_TRUE(WaitFor([&] {
+    return Sample(Metrics(), "seatwatch_check_success{check=\"locks\"}") == 1;
+  }, 10s)) << daemon.Log();
+  EXPECT_EQ(Sessions("sw_lanes-locks"), 1);
+
+  testing::WriteFile(config, testing::ReadFile(config) + "enabled = false\n");
+  daemon.Signal(SIGHUP);
+  EXPECT_TRUE(WaitFor([&] { return Sessions("sw_lanes-locks") == 0; }, 10s)) << daemon.Log();
+  EXPECT_TRUE(std::isnan(Sample(Metrics(), "seatwatch_check_success{check=\"locks\"}")));
+
+  WriteConfig("");
+  daemon.Signal(SIGHUP);
+  EXPECT_TRUE(WaitFor([&] {
+    return Sample(Metrics(), "seatwatch_check_success{check=\"locks\"}") == 1 &&
+           Sessions("sw_lanes-locks") == 1;
+  }, 10s)) << daemon.Log();
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
 }
 
 }  // namespace
