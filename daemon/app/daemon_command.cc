@@ -10,6 +10,7 @@
 #include "http/server.h"
 #include "metrics/snapshot.h"
 #include "poll/poller_group.h"
+#include "util/heap.h"
 #include "util/log.h"
 
 namespace seatwatch::app {
@@ -45,6 +46,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  heap::ConfigureForDaemon();
   metrics::SnapshotStore store;
   // The locks check in a lane of its own: a long poll of the others cannot
   // delay it.

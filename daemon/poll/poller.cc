@@ -5,6 +5,7 @@
 
 #include "metrics/snapshot_builder.h"
 #include "poll/check_runner.h"
+#include "util/heap.h"
 #include "util/log.h"
 
 namespace seatwatch::poll {
@@ -200,6 +201,9 @@ void Poller::Publish() {
   UpdateHistory();
   RebuildState();
   publisher_->Publish(slot_, state_);
+  // The poll's rows are freed by now, and the previous snapshot with
+  // them unless a scrape still holds it.
+  heap::ReleaseFreePages();
 }
 
 void Poller::Run() {
