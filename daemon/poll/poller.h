@@ -23,7 +23,8 @@ namespace seatwatch::poll {
 // The loop that runs checks when they are due and publishes a snapshot after
 // every poll. Run() is the body of the poller's thread, which alone touches
 // its session and its checks; Stop() and Reload() may be called from any
-// thread and take effect between checks, never in the middle of a statement.
+// thread and never interrupt a statement: Stop() takes effect between
+// checks, Reload() between polls.
 class Poller {
  public:
   // One poller, every check, one session, publishing to `store` alone (--once,
