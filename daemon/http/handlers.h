@@ -19,8 +19,9 @@ using MetricsSource = std::function<std::shared_ptr<const std::string>()>;
 void RegisterHandlers(Server& server, const metrics::SnapshotStore& store,
                       std::vector<MetricsSource> extra_metrics);
 
-// Ready: the last poll reached the database and is younger than three poll
-// intervals. Pure, for tests.
+// Ready: the last poll of each lane with checks reached the database and the
+// latest successful poll is younger than three poll intervals. Pure, for
+// tests.
 bool IsReady(const metrics::Snapshot& snapshot, double now_unix, std::string* why);
 
 }  // namespace seatwatch::http

@@ -2,6 +2,8 @@
 
 #include <pqxx/result>
 
+#include "db/array_literal.h"
+
 namespace seatwatch::locks {
 
 namespace {
@@ -116,20 +118,6 @@ std::optional<T> Optional(const pqxx::field& field) {
 
 std::string Text(const pqxx::field& field) { return field.is_null() ? "" : field.c_str(); }
 
-std::string TextArrayLiteral(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ",";
-    out += "\"";
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += "\\";
-      out += c;
-    }
-    out += "\"";
-  }
-  return out + "}";
-}
-
 }  // namespace
 
 std::vector<int> ParseIntArray(const std::string& text) {
@@ -209,7 +197,7 @@ LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart, bool s
 
 std::vector<TableRow> ResolveTables(pqxx::transaction_base& tx,
                                     const std::vector<std::string>& names) {
-  pqxx::result result = tx.exec_params(kTablesSql, TextArrayLiteral(names));
+  pqxx::result result = tx.exec_params(kTablesSql, db::TextArrayLiteral(names));
   std::vector<TableRow> tables;
   for (const auto& r : result) {
     tables.push_back({static_cast<std::uint32_t>(r[0].as<std::int64_t>()), Text(r[1])});

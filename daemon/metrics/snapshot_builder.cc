@@ -16,7 +16,8 @@ constexpr const char* kFromLastPoll = " Values come from the last poll, never fr
 
 void AddSelfFamilies(const PollState& state, std::vector<prometheus::MetricFamily>& out) {
   out.push_back(SingleGauge("seatwatch_up",
-                            "1 if the last poll reached the database, 0 if it did not.",
+                            "1 if the last poll of each lane with checks (the locks lane, the "
+                            "others) reached the database, 0 if one did not.",
                             state.database_up ? 1 : 0));
   out.push_back(SingleGauge("seatwatch_last_poll_timestamp_seconds",
                             "Unix time of the last poll (whether or not it reached the database).",
