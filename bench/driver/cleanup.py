@@ -61,7 +61,11 @@ def read_log(prefix):
 
 
 def summarize(claims, start=None, end=None):
-    window = [ms for t, ms in claims if (start is None or t >= start) and (end is None or t <= end)]
+    """Latency of the claims that began (end - latency) within [start, end]:
+    a claim that queued behind the cleanup's locks and finished when they
+    were released belongs to the window it waited in."""
+    window = [ms for t, ms in claims
+              if (start is None or t - ms / 1e3 >= start) and (end is None or t - ms / 1e3 <= end)]
     window.sort()
     seconds = (end - start) if start is not None and end is not None else None
     return {
@@ -194,7 +198,12 @@ def run(ctx, plan, tool):
     files = [os.path.join(ctx.root, "queries/booking/schema.sql"),
              os.path.join(ctx.bench, "sql/cleanup_seed.sql")]
     ctx.cluster.seed(template, files, events, reseed=ctx.reseed)
-    batch = {"size": 5000, "pause": "10ms", "interval": "1s"}
+    # Each batch holds its rows' locks until it commits: a claim that picks
+    # one of them waits for the batch. 2,000 rows (about 40 ms) with 20 ms
+    # between batches keeps that rare and short and still clears well over
+    # 20,000 holds/s on 2 cores; 5,000 rows made the claims' p99 swing
+    # between 0.9x and 1.5x of no cleanup from one run to the next.
+    batch = {"size": 2000, "pause": "20ms", "interval": "1s"}
     out = {"events": events, "seats": events * 1000, "clients": CLIENTS, "batch": batch,
            "modes": {}}
     for mode in MODES:

@@ -130,14 +130,17 @@ def targets(results):
         if not sw or "refresh" not in sw or size is not largest:
             continue
         bare = size["floor"]["bare_median_ms"]
-        pack = sw["refresh"].get("pack_ms_per_poll")
+        pack = pack_ms(sw["refresh"])
         recon = sw["refresh"].get("reconciliation_ms_per_poll")
+        holds = sw["refresh"].get("holds_ms_per_poll")
         r = ratio(pack, bare)
         rr = ratio(recon, bare)
         out.append((f"Booking pack per poll at most 1.5x the bare reconciliation "
                     f"({short(size)})",
-                    f"pack {ms(pack)} per poll = {r:.1f}x the bare {ms(bare)}; "
-                    f"reconciliation.sql alone {ms(recon)} = {rr:.1f}x",
+                    f"pack (every invariant and the inventory: reconciliation.sql and its "
+                    f"detail queries) {ms(pack)} per poll = {r:.1f}x the bare {ms(bare)}; "
+                    f"reconciliation.sql alone {ms(recon)} = {rr:.1f}x; holds.sql (the "
+                    f"[holds] check, not part of the pack) {ms(holds)} more",
                     "met" if r <= 1.5 else f"missed: {r:.1f}x ({r / 1.5:.1f}x over)", ""))
 
     # 6. lock poll < 5 ms with the right numbers
@@ -255,27 +258,39 @@ def refresh_section(size):
                   "CPU per minute", "DB statements per refresh", "DB time per refresh"], rows)
 
 
+def pack_ms(refresh):
+    """The booking pack per poll: every invariant and the inventory, that is
+    reconciliation.sql and the detail queries it triggers. holds.sql is the
+    [holds] check's and is reported beside it."""
+    recon = refresh.get("reconciliation_ms_per_poll")
+    if recon is None:
+        return None
+    return recon + (refresh.get("detail_ms_per_poll") or 0)
+
+
 def pack_section(sizes):
     rows = []
     for size in sizes:
         f = size["floor"]
         sw = (tool_entry(size, "seatwatch") or {}).get("refresh") or {}
         sq = (tool_entry(size, "sql_exporter") or {}).get("refresh") or {}
-        pack = sw.get("pack_ms_per_poll")
+        pack = pack_ms(sw)
         bare = f["bare_median_ms"]
 
         def x(value):
             return f"{ratio(value, bare):.1f}x" if value else "n/a"
-        clean = (sw.get("reconciliation_ms_per_poll") or 0) + (sw.get("holds_ms_per_poll") or 0)
+        detail = ms(sw.get("detail_ms_per_poll"))
+        if sw.get("pack_polls") is not None:
+            detail += f" ({sw.get('detail_calls', 0)} runs in {sw['pack_polls']} polls)"
+        with_holds = pack + (sw.get("holds_ms_per_poll") or 0) if pack else None
         rows.append([short(size), ms(bare), ms(f["reconciliation_median_ms"]),
-                     ms(sw.get("reconciliation_ms_per_poll")), ms(sw.get("detail_ms_per_poll")),
-                     ms(sw.get("holds_ms_per_poll")), ms(pack), x(pack),
-                     x(clean if pack else None), x(sw.get("reconciliation_ms_per_poll")),
-                     ms(sq.get("reconciliation_ms_per_poll"))])
+                     ms(sw.get("reconciliation_ms_per_poll")), detail, ms(pack), x(pack),
+                     x(sw.get("reconciliation_ms_per_poll")), ms(sw.get("holds_ms_per_poll")),
+                     x(with_holds), ms(sq.get("reconciliation_ms_per_poll"))])
     return table(["size", "bare reconciliation (psql median)", "reconciliation.sql (psql median)",
                   "seatwatch: reconciliation.sql per poll", "+ detail queries per poll",
-                  "+ holds.sql per poll", "= booking pack per poll", "pack / bare",
-                  "pack without detail / bare", "reconciliation.sql / bare",
+                  "= booking pack per poll", "pack / bare", "reconciliation.sql / bare",
+                  "holds.sql per poll (not in the pack)", "pack + holds.sql / bare",
                   "sql_exporter: reconciliation.sql per refresh"], rows)
 
 
@@ -466,8 +481,9 @@ def write(root, results, workdir):
         f"{results['plan'].get('max_refresh_seconds', 240)} s): seatwatch with the shipped intervals (booking "
         "pack and holds every 10 s, locks every 2 s), sql_exporter with a 10 s job interval. A "
         "refresh is one run of the reconciliation (seatwatch's CPU and database time per refresh "
-        "include the lock polls that ran in between; one poller thread runs every check, so "
-        "while the pack runs no lock poll does). postgres_exporter has no refresh: it runs "
+        "include the lock polls that ran in between: the locks check runs in a lane of its own, "
+        "with its own thread and session, so it keeps its 2 s pace while the pack runs). "
+        "postgres_exporter has no refresh: it runs "
         "everything on every scrape, its row repeats its per-scrape cost.")
     add("")
     for size in sizes:
@@ -482,13 +498,13 @@ def write(root, results, workdir):
         "payments counted per event and compared, run with `psql` and `\\timing` (median of "
         f"{results['plan']['floor_runs']} runs after a warm-up), with `jit = off` as in seatwatch's "
         "own sessions (the peers run with the server's default, `jit = on`). `reconciliation.sql` "
-        "is timed the same way. The pack per poll is what seatwatch's statements cost in "
-        "`pg_stat_statements` during the refresh phase, each statement's mean time per call summed "
-        "(each runs once per poll; the refresh table's time per refresh divides by the polls "
-        "begun, so a poll cut off by the end of the window lowers it): the reconciliation (shared by "
-        "the six "
-        "invariants and the inventory), the `detail_sql` queries (they run on every poll while an "
-        "invariant is violated, and the seeded data always has violations) and `holds.sql`.")
+        "is timed the same way. The pack per poll (every invariant and the inventory) is what "
+        "seatwatch's statements cost in `pg_stat_statements` during the refresh phase: the "
+        "reconciliation's mean time per call (it runs once per poll, shared by the six invariants "
+        "and the inventory) plus the `detail_sql` queries' total time divided by the polls (they "
+        "run when an invariant's violations change, and at most every 5 minutes while they stay "
+        "the same; each reads only the offending events). `holds.sql` belongs to the `[holds]` "
+        "check, not to the pack; its mean time per call is shown beside it.")
     add("")
     add(pack_section(sizes))
     add("")
@@ -529,6 +545,11 @@ def write(root, results, workdir):
     if cl:
         add("## Cleanup")
         add("")
+        rerun = results.get("cleanup_run")
+        if rerun:
+            add(f"From a separate run of the cleanup alone (`{rerun['command']}`, "
+                f"{rerun['started_at']}), merged into this page's results.")
+            add("")
         plan = results["plan"]
         off = cl["modes"].get("off", {})
         add(f"{cl['seats']:,} seats, {off.get('backlog_before', 0):,} of them held with an "
@@ -542,8 +563,11 @@ def write(root, results, workdir):
             "status = 'held' AND hold_expires_at <= now()` run once. Each mode starts from a "
             "fresh copy of the same database. Freed per second: seatwatch's "
             "`seatwatch_cleanup_freed_total` from its start until the backlog is gone; the naive "
-            "UPDATE's row count over its duration. Claims also take expired holds (a claim "
-            "treats them as free), so the cleanup frees somewhat fewer holds than the backlog.")
+            "UPDATE's row count over its duration. \"During cleanup\" counts the claims that "
+            "began while it ran (a claim's scheduled start), so one that queued behind its locks "
+            "and finished after they were released is in. Claims also take expired holds (a "
+            "claim treats them as free), so the cleanup frees somewhat fewer holds than the "
+            "backlog.")
         add("")
         add(cleanup_section(cl))
         add("")

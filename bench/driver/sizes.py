@@ -71,7 +71,8 @@ def pack_per_poll(rows, signatures):
         "detail_calls": calls["detail"],
         "pack_polls": polls,
         "holds_ms_per_poll": per["holds"],
-        "pack_ms_per_poll": sum(per.values()),
+        # Every invariant and the inventory; holds.sql is the [holds] check's.
+        "pack_ms_per_poll": per["reconciliation"] + per["detail"],
     }
 
 
