@@ -145,7 +145,7 @@ LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart, bool s
                           int query_max_length) {
   // Registering the same text again is a no-op; a new connection (after a
   // reconnect) prepares it on first use.
-  std::string name = has_waitstart ? "seatwatch_lock_poll" : "seatwatch_lock_poll_pre14";
+  std::string name = has_waitstart ? "lock_poll" : "lock_poll_pre14";
   tx.conn().prepare(name, LockPollSql(has_waitstart));
   pqxx::result result = tx.exec_prepared(name, query_max_length, show_query);
   LockPollRows rows;
