@@ -184,10 +184,10 @@ std::string InvariantsJson(const PollState& state) {
 
 Snapshot BuildSnapshot(const PollState& state) {
   Snapshot snapshot;
-  snapshot.metrics_text = RenderText(BuildFamilies(state));
+  snapshot.metrics_parts.push_back(
+      std::make_shared<const std::string>(RenderText(BuildFamilies(state))));
   for (const auto& check : state.checks) {
-    if (!check.output) continue;
-    if (check.rendered) snapshot.metrics_text += *check.rendered;
+    if (check.output && check.rendered) snapshot.metrics_parts.push_back(check.rendered);
   }
   snapshot.invariants_json = InvariantsJson(state);
   for (const auto& check : state.checks) {

@@ -93,9 +93,9 @@ TEST(PollLanesTest, ReadyWhileOneLaneIsInALongPoll) {
   metrics::Snapshot snapshot = metrics::BuildSnapshot(merged);
   std::string why;
   EXPECT_TRUE(http::IsReady(snapshot, 1000, &why)) << why;
-  EXPECT_NE(snapshot.metrics_text.find("seatwatch_check_success{check=\"inventory\"} 1"),
+  EXPECT_NE(snapshot.MetricsText().find("seatwatch_check_success{check=\"inventory\"} 1"),
             std::string::npos);
-  EXPECT_NE(snapshot.metrics_text.find("seatwatch_check_success{check=\"locks\"} 1"),
+  EXPECT_NE(snapshot.MetricsText().find("seatwatch_check_success{check=\"locks\"} 1"),
             std::string::npos);
 }
 
@@ -106,8 +106,8 @@ TEST(PollLanesTest, PublisherServesTheLastStateOfEveryLane) {
   publisher.Publish(1, Lane("locks", true, 998));
   publisher.Publish(1, Lane("locks", true, 1000));
   auto snapshot = store.Current();
-  EXPECT_NE(snapshot->metrics_text.find("check=\"inventory\""), std::string::npos);
-  EXPECT_NE(snapshot->metrics_text.find("check=\"locks\""), std::string::npos);
+  EXPECT_NE(snapshot->MetricsText().find("check=\"inventory\""), std::string::npos);
+  EXPECT_NE(snapshot->MetricsText().find("check=\"locks\""), std::string::npos);
   EXPECT_EQ(snapshot->last_successful_poll_unix, 1000);
   EXPECT_TRUE(snapshot->database_up);
 }

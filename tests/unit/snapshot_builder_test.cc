@@ -47,7 +47,7 @@ PollState StateWithViolation() {
 }
 
 TEST(SnapshotBuilderTest, RendersInvariantAndCheckSeries) {
-  std::string text = BuildSnapshot(StateWithViolation()).metrics_text;
+  std::string text = BuildSnapshot(StateWithViolation()).MetricsText();
   EXPECT_NE(text.find("seatwatch_up 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("seatwatch_build_info{version=\"1.2.3\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("seatwatch_invariant_ok{invariant=\"sold_seat_without_ticket\"} 0\n"),
@@ -65,15 +65,23 @@ TEST(SnapshotBuilderTest, RendersInvariantAndCheckSeries) {
   EXPECT_NE(text.find("seatwatch_event_inventory 5\n"), std::string::npos);
 }
 
+TEST(SnapshotBuilderTest, SharesEachChecksTextInsteadOfCopyingIt) {
+  PollState state = StateWithViolation();
+  Snapshot snapshot = BuildSnapshot(state);
+  ASSERT_EQ(snapshot.metrics_parts.size(), 2u);  // own families, then the one check's text
+  EXPECT_EQ(snapshot.metrics_parts[1].get(), state.checks[0].rendered.get());
+  EXPECT_EQ(snapshot.MetricsText(), *snapshot.metrics_parts[0] + *state.checks[0].rendered);
+}
+
 TEST(SnapshotBuilderTest, FailingCheckExportsNoStaleOk) {
-  std::string text = BuildSnapshot(StateWithViolation()).metrics_text;
+  std::string text = BuildSnapshot(StateWithViolation()).MetricsText();
   EXPECT_EQ(text.find("some_failing_invariant"), std::string::npos) << text;
 }
 
 TEST(SnapshotBuilderTest, EmptyFamiliesAreDropped) {
   PollState state;
   state.version = "x";
-  std::string text = BuildSnapshot(state).metrics_text;
+  std::string text = BuildSnapshot(state).MetricsText();
   EXPECT_EQ(text.find("seatwatch_invariant_ok"), std::string::npos) << text;
   EXPECT_NE(text.find("seatwatch_up 0\n"), std::string::npos);
 }
