@@ -10,11 +10,12 @@ namespace seatwatch::metrics {
 // One gauge family straight from query rows to the text exposition format,
 // without building a prometheus::MetricFamily: at 5M seats the inventory is
 // 35,000 samples, and as ClientMetric objects they would cost about 12 MB
-// and a copy per poll for text that is all /metrics ever needs. Same rows,
-// same rules (NULL value skipped, NULL label empty) and byte for byte the
-// same text as RenderText({family of RowsToGauges}); no text at all when no
-// row has a value. Throws std::invalid_argument for a value that is not a
-// number, like RowsToGauges.
+// and a copy per poll for text that is all /metrics ever needs. One sample
+// per row, labels in the order of `binding`; a row whose value is NULL is
+// not this entry's (that is how one query feeds several entries) and is
+// skipped; a NULL label value is empty. Byte for byte the text prometheus-
+// cpp's serializer writes for such a family; no text at all when no row has
+// a value. Throws std::invalid_argument for a value that is not a number.
 std::string RowsToGaugeText(const std::string& name, const std::string& help,
                             const db::Rows& rows, const ColumnBinding& binding);
 

@@ -18,9 +18,9 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
-std::vector<prometheus::ClientMetric::Label> LabelsOf(const std::vector<db::Rows::Cell>& row,
-                                                      const ColumnBinding& binding) {
-  std::vector<prometheus::ClientMetric::Label> labels;
+std::vector<checks::Label> LabelsOf(const std::vector<db::Rows::Cell>& row,
+                                    const ColumnBinding& binding) {
+  std::vector<checks::Label> labels;
   labels.reserve(binding.label_indexes.size());
   for (size_t i = 0; i < binding.label_indexes.size(); ++i) {
     const auto& cell = row[binding.label_indexes[i]];
@@ -70,21 +70,6 @@ double ParseNumber(const std::string& text) {
     throw std::invalid_argument("value \"" + text + "\" is not a number");
   }
   return value;
-}
-
-std::vector<prometheus::ClientMetric> RowsToGauges(const db::Rows& rows,
-                                                   const ColumnBinding& binding) {
-  std::vector<prometheus::ClientMetric> samples;
-  samples.reserve(rows.values.size());
-  for (const auto& row : rows.values) {
-    const auto& cell = row[binding.value_index];
-    if (!cell) continue;
-    prometheus::ClientMetric sample;
-    sample.label = LabelsOf(row, binding);
-    sample.gauge.value = ParseNumber(*cell);
-    samples.push_back(std::move(sample));
-  }
-  return samples;
 }
 
 std::map<std::string, std::vector<checks::Violation>> RowsToViolations(

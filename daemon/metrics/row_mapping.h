@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <prometheus/client_metric.h>
-
 #include "checks/check_output.h"
 #include "db/rows.h"
 
@@ -38,12 +36,6 @@ ColumnBinding BindColumns(const db::Rows& rows, const std::vector<std::string>& 
 // Numeric text from PostgreSQL ("42", "1.5", "NaN", "Infinity", "t"/"f") to
 // double. Throws std::invalid_argument for anything else.
 double ParseNumber(const std::string& text);
-
-// One gauge sample per row; rows whose value is NULL are not this entry's
-// (that is how one query feeds several entries) and are skipped. NULL label
-// values become empty strings.
-std::vector<prometheus::ClientMetric> RowsToGauges(const db::Rows& rows,
-                                                   const ColumnBinding& binding);
 
 // Rows grouped by invariant. With no invariant column every row belongs to
 // `invariants[0]`. A row naming an invariant not in the list throws: the

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "metrics/gauge_text.h"
+
 namespace seatwatch::metrics {
 namespace {
 
@@ -18,13 +20,10 @@ TEST(RowMappingTest, GaugesOnePerRowInLabelOrder) {
   auto rows = MakeRows({"kind", "count", "event_id"},
                        {{"sold", "12", "1"}, {"free", "3", "2"}});
   auto binding = BindColumns(rows, {"event_id", "kind"}, "count", "");
-  auto samples = RowsToGauges(rows, binding);
-  ASSERT_EQ(samples.size(), 2u);
-  EXPECT_EQ(samples[0].label[0].name, "event_id");
-  EXPECT_EQ(samples[0].label[0].value, "1");
-  EXPECT_EQ(samples[0].label[1].value, "sold");
-  EXPECT_DOUBLE_EQ(samples[0].gauge.value, 12);
-  EXPECT_DOUBLE_EQ(samples[1].gauge.value, 3);
+  EXPECT_EQ(RowsToGaugeText("seatwatch_inv", "", rows, binding),
+            "# TYPE seatwatch_inv gauge\n"
+            "seatwatch_inv{event_id=\"1\",kind=\"sold\"} 12\n"
+            "seatwatch_inv{event_id=\"2\",kind=\"free\"} 3\n");
 }
 
 TEST(RowMappingTest, NullValueRowsBelongToAnotherEntry) {
@@ -32,9 +31,8 @@ TEST(RowMappingTest, NullValueRowsBelongToAnotherEntry) {
                        {{"1", "x", "2", std::nullopt, std::nullopt},
                         {"1", std::nullopt, std::nullopt, "seats_sold", "40"}});
   auto metric = BindColumns(rows, {"event_id", "kind"}, "count", "");
-  auto samples = RowsToGauges(rows, metric);
-  ASSERT_EQ(samples.size(), 1u);
-  EXPECT_DOUBLE_EQ(samples[0].gauge.value, 40);
+  EXPECT_EQ(RowsToGaugeText("seatwatch_inv", "", rows, metric),
+            "# TYPE seatwatch_inv gauge\nseatwatch_inv{event_id=\"1\",kind=\"seats_sold\"} 40\n");
   auto invariant = BindColumns(rows, {"event_id"}, "violations", "invariant");
   auto grouped = RowsToViolations(rows, invariant, {"x", "y"});
   ASSERT_EQ(grouped.size(), 2u);
@@ -45,9 +43,12 @@ TEST(RowMappingTest, NullValueRowsBelongToAnotherEntry) {
 
 TEST(RowMappingTest, NullLabelBecomesEmpty) {
   auto rows = MakeRows({"event_id", "violations"}, {{std::nullopt, "1"}});
-  auto samples = RowsToGauges(rows, BindColumns(rows, {"event_id"}, "violations", ""));
-  ASSERT_EQ(samples.size(), 1u);
-  EXPECT_EQ(samples[0].label[0].value, "");
+  auto binding = BindColumns(rows, {"event_id"}, "violations", "");
+  EXPECT_EQ(RowsToGaugeText("seatwatch_v", "", rows, binding),
+            "# TYPE seatwatch_v gauge\nseatwatch_v{event_id=\"\"} 1\n");
+  auto grouped = RowsToViolations(rows, binding, {"solo"});
+  ASSERT_EQ(grouped["solo"].size(), 1u);
+  EXPECT_EQ(grouped["solo"][0].labels[0].value, "");
 }
 
 TEST(RowMappingTest, SingleInvariantTakesEveryRow) {
