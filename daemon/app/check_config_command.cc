@@ -21,9 +21,18 @@ int CheckConfigCommand(const config::Config& config) {
   settings.connect_timeout = config.database.connect_timeout;
   settings.statement_timeout = config.database.statement_timeout;
   settings.lock_timeout = config.database.lock_timeout;
+  // The config's DSN was proved usable when it was loaded; a DSN libpq
+  // cannot parse is still a config error here, never "not reachable".
+  std::string conninfo;
+  try {
+    conninfo = db::BuildConninfo(config.database.dsn, settings);
+  } catch (const std::exception& e) {
+    std::cerr << "seatwatch: database.dsn: " << e.what() << "\n";
+    return 2;
+  }
   std::unique_ptr<pqxx::connection> connection;
   try {
-    connection = std::make_unique<pqxx::connection>(db::BuildConninfo(config.database.dsn, settings));
+    connection = std::make_unique<pqxx::connection>(conninfo);
   } catch (const std::exception& e) {
     std::cout << "database " << db::MaskDsn(config.database.dsn)
               << " not reachable; query columns not verified: " << e.what() << "\n";

@@ -20,6 +20,9 @@ namespace {
 constexpr int kHttpThreads = 8;
 
 // Reloads the file; a bad new config is logged and the running one kept.
+// LoadConfig reads only regular files of bounded size and refuses a file that
+// configures no checks, so this returns promptly (SIGTERM is taken by the
+// same thread) and an empty or truncated file cannot drop every check.
 std::optional<config::Config> TryReload(const std::string& path, const std::string& listen_override) {
   try {
     config::Config fresh = config::LoadConfig(path);
@@ -27,7 +30,8 @@ std::optional<config::Config> TryReload(const std::string& path, const std::stri
     if (!listen_override.empty()) fresh.http.listen = listen_override;
     return fresh;
   } catch (const std::exception& e) {
-    log::Error("reload failed; keeping the running configuration", {{"error", e.what()}});
+    log::Error("reload failed; keeping the running configuration",
+               {{"config", path}, {"error", e.what()}});
     return std::nullopt;
   }
 }

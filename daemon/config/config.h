@@ -68,6 +68,7 @@ struct LocksConfig {
   Millis statement_timeout = 1s;
   Millis log_threshold = 5s;
   std::vector<std::string> resolve_rows;  // tables whose hot rows are named by key
+  Location where;  // the [locks] table; line 0 when the file has none
   bool show_query = true;
   int query_max_length = 512;
 };
@@ -99,6 +100,9 @@ struct CleanupConfig {
 struct Config {
   std::string path;
   std::string log_level = "info";
+  // A file that configures no checks is refused unless it sets this (an
+  // empty file on SIGHUP must not silently drop every check).
+  bool allow_no_checks = false;
   DatabaseConfig database;
   HttpConfig http;
   PollConfig poll;

@@ -1,27 +1,24 @@
 #include "config/load.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 
 #include "config/config_error.h"
 #include "config/parse.h"
+#include "config/read_file.h"
+#include "config/validate.h"
 
 namespace seatwatch::config {
 
 namespace {
 
-std::string ReadFile(const std::string& path, const std::string& what_for) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(what_for + ": cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string ReadSql(const std::string& path, const Location& where, const std::string& key) {
-  std::string sql = TrimSql(ReadFile(path, where.Describe(key)));
+  std::string text;
+  try {
+    text = ReadRegularFile(path);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(where.Describe(key) + ": cannot read " + path + ": " + e.what());
+  }
+  std::string sql = TrimSql(std::move(text));
   if (sql.empty()) throw ConfigError(where.Describe(key) + ": " + path + " holds no SQL");
   return sql;
 }
@@ -63,11 +60,14 @@ void LoadSqlFiles(Config& config) {
 }
 
 Config LoadConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read config file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  Config config = ParseConfig(text.str(), path);
+  std::string text;
+  try {
+    text = ReadRegularFile(path);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(path + ": cannot read config file: " + e.what());
+  }
+  Config config = ParseConfig(text, path);
+  RequireChecks(config);
   LoadSqlFiles(config);
   return config;
 }

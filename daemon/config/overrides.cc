@@ -2,10 +2,17 @@
 
 #include <cstdlib>
 
+#include "config/validate.h"
+
 namespace seatwatch::config {
 
 void ApplyEnvironment(Config& config, const EnvLookup& env) {
-  if (auto dsn = env("SEATWATCH_DSN"); dsn && !dsn->empty()) config.database.dsn = *dsn;
+  if (auto dsn = env("SEATWATCH_DSN"); dsn && !dsn->empty()) {
+    config.database.dsn = *dsn;
+    // Checked like the file's DSN, so a bad one is a config error (exit 2)
+    // at start, in --check-config and on SIGHUP alike.
+    RequireUsableDsn(config.database, Location{"SEATWATCH_DSN", 0, 0});
+  }
 }
 
 EnvLookup ProcessEnvironment() {

@@ -11,7 +11,8 @@ namespace seatwatch::config {
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
 // SEATWATCH_DSN replaces [database] dsn, so a password never has to be in
-// the file.
+// the file. Throws ConfigError ("SEATWATCH_DSN: database.dsn: ...") when
+// the daemon could not use it.
 void ApplyEnvironment(Config& config, const EnvLookup& env);
 
 EnvLookup ProcessEnvironment();

@@ -2,13 +2,14 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sstream>
-#include <algorithm>
 
 #include "config/config_error.h"
+#include "config/names.h"
+#include "config/validate.h"
 #include "util/duration.h"
 
 namespace seatwatch::config {
@@ -23,14 +24,42 @@ Location LocationOf(const std::string& file, const toml::source_region& region) 
   throw ConfigError(where.Describe(key) + ": " + problem);
 }
 
-bool IsIdentifier(const std::string& name) {
-  static const std::regex kPattern("[a-z_][a-z0-9_]*");
-  return std::regex_match(name, kPattern);
+// PostgreSQL takes statement_timeout and lock_timeout as an int of
+// milliseconds; 0 would disable them, which a monitor must never do.
+constexpr Millis kMaxTimeout{2147483647};
+// Intervals, pauses and thresholds: a day is already far more than useful.
+constexpr Millis kMaxInterval = 24h;
+// HELP text: a paragraph, not a document.
+constexpr size_t kMaxHelpLength = 4096;
+
+// Refuses `value` longer than `max`, before anything echoes it. `what` names
+// one item of a list ("a label"); empty for the key's own value.
+void RequireLength(const Location& where, const std::string& key, const std::string& value, size_t max,
+                   const std::string& what = "") {
+  if (value.size() <= max) return;
+  Fail(where, key,
+       (what.empty() ? "is " : what + " is ") + std::to_string(value.size()) + " characters long; at most " +
+           std::to_string(max));
 }
 
-bool IsLabelName(const std::string& name) {
-  static const std::regex kPattern("[a-zA-Z_][a-zA-Z0-9_]*");
-  return std::regex_match(name, kPattern) && name.rfind("__", 0) != 0;
+// A check, metric or invariant name.
+void RequireIdentifier(const Location& where, const std::string& key, const std::string& name,
+                       const std::string& what = "") {
+  RequireLength(where, key, name, kMaxNameLength, what);
+  if (!IsIdentifier(name)) Fail(where, key, Printable(name) + " must match [a-z_][a-z0-9_]*");
+}
+
+// A file name: a NUL would silently cut it short, other control
+// characters are certainly a mistake.
+const std::string& RequirePath(const Location& where, const std::string& key, const std::string& path) {
+  if (HasControlCharacter(path)) Fail(where, key, "must not contain control characters");
+  return path;
+}
+
+// A result column that is not a label: any text PostgreSQL can name.
+void RequireColumnName(const Location& where, const std::string& key, const std::string& name) {
+  RequireLength(where, key, name, kMaxColumnLength);
+  if (HasControlCharacter(name)) Fail(where, key, "must not contain control characters");
 }
 
 // Reads one TOML table strictly: every key must be consumed by a getter,
@@ -62,6 +91,13 @@ class TableReader {
     return *value;
   }
 
+  // A file name (see RequirePath).
+  std::optional<std::string> Path(const std::string& key) {
+    auto value = String(key);
+    if (value) RequirePath(Where(*Find(key)), Qualified(key), *value);
+    return value;
+  }
+
   std::optional<bool> Bool(const std::string& key) {
     const toml::node* node = Find(key);
     if (!node) return std::nullopt;
@@ -82,7 +118,7 @@ class TableReader {
     return value;
   }
 
-  std::optional<Millis> Duration(const std::string& key, Millis min) {
+  std::optional<Millis> Duration(const std::string& key, Millis min, Millis max) {
     const toml::node* node = Find(key);
     if (!node) return std::nullopt;
     if (!node->is_string()) {
@@ -94,8 +130,10 @@ class TableReader {
     } catch (const std::invalid_argument& e) {
       Fail(Where(*node), Qualified(key), e.what());
     }
-    if (value < min) {
-      Fail(Where(*node), Qualified(key), "must be at least " + util::FormatDuration(min));
+    if (value < min || value > max) {
+      Fail(Where(*node), Qualified(key),
+           "must be at least " + util::FormatDuration(min) + " and at most " + util::FormatDuration(max) +
+               " (got " + util::FormatDuration(value) + ")");
     }
     return value;
   }
@@ -150,7 +188,10 @@ class TableReader {
     for (auto&& [key, node] : table_) {
       std::string name(key.str());
       if (used_.count(name) == 0) {
-        Fail(LocationOf(file_, key.source()), Qualified(name), "unknown key");
+        // A pasted blob as a key must not become a 50 KB log line.
+        std::string shown = name.size() > kMaxNameLength ? name.substr(0, kMaxNameLength) + "..." : name;
+        if (HasControlCharacter(shown)) shown = Printable(shown);
+        Fail(LocationOf(file_, key.source()), Qualified(shown), "unknown key");
       }
     }
   }
@@ -183,22 +224,45 @@ bool IsReservedMetricName(const std::string& name) {
   return false;
 }
 
-void ParseDatabase(TableReader& reader, DatabaseConfig& db) {
+void ParseDatabase(TableReader& reader, DatabaseConfig& db, const Location& table) {
+  Location dsn_where = table;
+  if (const toml::node* node = reader.Find("dsn")) dsn_where = reader.Where(*node);
   if (auto v = reader.String("dsn")) db.dsn = *v;
-  if (auto v = reader.String("application_name")) db.application_name = *v;
-  if (auto v = reader.Duration("connect_timeout", 1s)) db.connect_timeout = *v;
-  if (auto v = reader.Duration("statement_timeout", 1ms)) db.statement_timeout = *v;
-  if (auto v = reader.Duration("lock_timeout", 1ms)) db.lock_timeout = *v;
-  if (auto v = reader.Duration("reconnect_max_backoff", 100ms)) db.reconnect_max_backoff = *v;
+  if (const toml::node* node = reader.Find("application_name")) {
+    db.application_name = *reader.String("application_name");
+    Location where = reader.Where(*node);
+    // PostgreSQL keeps 63 bytes of it; the locks and cleanup sessions append
+    // "-locks" and "-cleanup", and are found again by that name.
+    RequireLength(where, "database.application_name", db.application_name, kMaxColumnLength - 8);
+    if (HasControlCharacter(db.application_name)) {
+      Fail(where, "database.application_name", "must not contain control characters");
+    }
+  }
+  if (const toml::node* node = reader.Find("connect_timeout")) {
+    // libpq reads an int of whole seconds and takes anything below 2 as 2.
+    db.connect_timeout = *reader.Duration("connect_timeout", 0ms, util::kMaxDuration);
+    if (db.connect_timeout.count() % 1000 != 0) {
+      Fail(reader.Where(*node), "database.connect_timeout",
+           "must be whole seconds (libpq's connect_timeout is an integer number of seconds)");
+    }
+    if (db.connect_timeout < 2s || db.connect_timeout > 1h) {
+      Fail(reader.Where(*node), "database.connect_timeout",
+           "must be at least 2s and at most 1h (got " + util::FormatDuration(db.connect_timeout) +
+               "; libpq takes anything below 2s as 2s)");
+    }
+  }
+  if (auto v = reader.Duration("statement_timeout", 1ms, kMaxTimeout)) db.statement_timeout = *v;
+  if (auto v = reader.Duration("lock_timeout", 1ms, kMaxTimeout)) db.lock_timeout = *v;
+  if (auto v = reader.Duration("reconnect_max_backoff", 100ms, 1h)) db.reconnect_max_backoff = *v;
   reader.RejectUnknownKeys();
+  RequireUsableDsn(db, dsn_where);
 }
 
 void ParseHttp(TableReader& reader, HttpConfig& http) {
   if (const toml::node* node = reader.Find("listen")) {
     auto value = reader.String("listen");
-    static const std::regex kListen(R"((\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]*):([0-9]{1,5}))");
-    std::smatch match;
-    if (!std::regex_match(*value, match, kListen) || std::stoi(match[2]) > 65535) {
+    RequireLength(reader.Where(*node), "http.listen", *value, kMaxListenLength);
+    if (!IsListenAddress(*value)) {
       Fail(reader.Where(*node), "http.listen", "must be HOST:PORT, e.g. \"127.0.0.1:9646\"");
     }
     http.listen = *value;
@@ -223,22 +287,29 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
     return *value;
   };
   query.name = required("name");
-  if (!IsIdentifier(query.name)) {
-    Fail(query.KeyLocation("name"), reader.Qualified("name"),
-         "\"" + query.name + "\" must match [a-z_][a-z0-9_]*");
-  }
-  query.sql_path = ResolvePath(path, required("sql"));
+  RequireIdentifier(query.KeyLocation("name"), reader.Qualified("name"), query.name);
+  query.sql_path =
+      ResolvePath(path, RequirePath(query.KeyLocation("sql"), reader.Qualified("sql"), required("sql")));
   query.value = required("value");
+  RequireColumnName(query.KeyLocation("value"), reader.Qualified("value"), query.value);
   query.help = reader.String("help").value_or("");
+  // Line breaks and tabs are fine: the exposition writer escapes HELP as the
+  // text format requires. Anything else would reach scrapes and terminals raw.
+  RequireLength(query.KeyLocation("help"), reader.Qualified("help"), query.help, kMaxHelpLength);
+  if (HasControlCharacter(query.help, "\n\t")) {
+    Fail(query.KeyLocation("help"), reader.Qualified("help"),
+         "must not contain control characters other than line breaks and tabs");
+  }
   if (auto labels = reader.StringArray("labels")) query.labels = std::move(*labels);
   if (auto params = reader.ScalarArray("params")) query.params = std::move(*params);
-  query.interval = reader.Duration("interval", 100ms);
+  query.interval = reader.Duration("interval", 100ms, kMaxInterval);
 
   std::set<std::string> seen_labels;
   for (const auto& label : query.labels) {
+    RequireLength(query.KeyLocation("labels"), reader.Qualified("labels"), label, kMaxColumnLength, "a label");
     if (!IsLabelName(label)) {
       Fail(query.KeyLocation("labels"), reader.Qualified("labels"),
-           "\"" + label + "\" is not a valid Prometheus label name");
+           Printable(label) + " is not a valid Prometheus label name");
     }
     if (label == "invariant" && kind == QueryConfig::Kind::kInvariant) {
       Fail(query.KeyLocation("labels"), reader.Qualified("labels"),
@@ -286,16 +357,16 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
       Fail(query.where, reader.Qualified("invariants"),
            "is required with invariant_column: list every invariant the query may name");
     }
+    RequireColumnName(query.KeyLocation("invariant_column"), reader.Qualified("invariant_column"),
+                      query.invariant_column);
     if (seen_labels.count(query.invariant_column) || query.invariant_column == query.value) {
       Fail(query.KeyLocation("invariant_column"), reader.Qualified("invariant_column"),
            "must not also be a label or the value column");
     }
     std::set<std::string> seen;
     for (const auto& name : invariants) {
-      if (!IsIdentifier(name)) {
-        Fail(query.KeyLocation("invariants"), reader.Qualified("invariants"),
-             "\"" + name + "\" must match [a-z_][a-z0-9_]*");
-      }
+      RequireIdentifier(query.KeyLocation("invariants"), reader.Qualified("invariants"), name,
+                        "an invariant name");
       if (!seen.insert(name).second) {
         Fail(query.KeyLocation("invariants"), reader.Qualified("invariants"),
              "\"" + name + "\" is listed twice");
@@ -307,7 +378,8 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
   if (const toml::node* node = reader.Find("detail_sql")) {
     if (query.invariant_column.empty()) {
       auto file = reader.String("detail_sql");
-      query.detail_sql_path[query.name] = ResolvePath(path, *file);
+      query.detail_sql_path[query.name] =
+          ResolvePath(path, RequirePath(reader.Where(*node), reader.Qualified("detail_sql"), *file));
     } else {
       const toml::table* table = node->as_table();
       if (!table) {
@@ -317,6 +389,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
       for (auto&& [key, item] : *table) {
         std::string invariant(key.str());
         Location where = LocationOf(path, key.source());
+        RequireLength(where, reader.Qualified("detail_sql"), invariant, kMaxNameLength, "a key");
         if (std::find(query.invariants.begin(), query.invariants.end(), invariant) ==
             query.invariants.end()) {
           Fail(where, reader.Qualified("detail_sql." + invariant),
@@ -325,7 +398,9 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
         if (!item.is_string()) {
           Fail(where, reader.Qualified("detail_sql." + invariant), "must be a string");
         }
-        query.detail_sql_path[invariant] = ResolvePath(path, *item.value<std::string>());
+        query.detail_sql_path[invariant] =
+            ResolvePath(path, RequirePath(where, reader.Qualified("detail_sql." + invariant),
+                                          *item.value<std::string>()));
         query.keys["detail_sql." + invariant] = where;
       }
     }
@@ -336,21 +411,21 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
 
 void ParseLocks(TableReader& reader, LocksConfig& locks) {
   if (auto v = reader.Bool("enabled")) locks.enabled = *v;
-  if (auto v = reader.Duration("interval", 100ms)) locks.interval = *v;
-  if (auto v = reader.Duration("statement_timeout", 1ms)) locks.statement_timeout = *v;
-  if (auto v = reader.Duration("log_threshold", 0ms)) locks.log_threshold = *v;
+  if (auto v = reader.Duration("interval", 100ms, kMaxInterval)) locks.interval = *v;
+  if (auto v = reader.Duration("statement_timeout", 1ms, kMaxTimeout)) locks.statement_timeout = *v;
+  if (auto v = reader.Duration("log_threshold", 0ms, kMaxInterval)) locks.log_threshold = *v;
   if (auto v = reader.Bool("show_query")) locks.show_query = *v;
   if (auto v = reader.Integer("query_max_length", 0, 1 << 20)) {
     locks.query_max_length = static_cast<int>(*v);
   }
   if (const toml::node* node = reader.Find("resolve_rows")) {
-    static const std::regex kTable("([a-z_][a-z0-9_$]*\\.)?[a-z_][a-z0-9_$]*");
     std::vector<std::string> tables;
     if (auto listed = reader.StringArray("resolve_rows")) tables = std::move(*listed);
     for (const auto& table : tables) {
-      if (!std::regex_match(table, kTable)) {
+      RequireLength(reader.Where(*node), "locks.resolve_rows", table, kMaxTableNameLength, "a table name");
+      if (!IsTableName(table)) {
         Fail(reader.Where(*node), "locks.resolve_rows",
-             "\"" + table + "\" must be a table name such as \"seats\" or \"public.seats\"");
+             Printable(table) + " must be a table name such as \"seats\" or \"public.seats\"");
       }
       locks.resolve_rows.push_back(table);
     }
@@ -361,8 +436,8 @@ void ParseLocks(TableReader& reader, LocksConfig& locks) {
 void ParseHolds(TableReader& reader, HoldsConfig& holds, const std::string& path) {
   holds.where = reader.TableWhere();
   holds.enabled = reader.Bool("enabled").value_or(true);
-  if (auto v = reader.String("sql")) holds.sql_path = ResolvePath(path, *v);
-  holds.interval = reader.Duration("interval", 100ms);
+  if (auto v = reader.Path("sql")) holds.sql_path = ResolvePath(path, *v);
+  holds.interval = reader.Duration("interval", 100ms, kMaxInterval);
   if (holds.enabled && holds.sql_path.empty()) Fail(holds.where, "holds.sql", "is required");
   reader.RejectUnknownKeys();
 }
@@ -370,14 +445,14 @@ void ParseHolds(TableReader& reader, HoldsConfig& holds, const std::string& path
 void ParseCleanup(TableReader& reader, CleanupConfig& cleanup, const std::string& path) {
   cleanup.where = reader.TableWhere();
   if (auto v = reader.Bool("enabled")) cleanup.enabled = *v;
-  if (auto v = reader.String("sql")) cleanup.sql_path = ResolvePath(path, *v);
-  if (auto v = reader.String("dry_run_sql")) cleanup.dry_run_sql_path = ResolvePath(path, *v);
-  if (auto v = reader.Duration("interval", 100ms)) cleanup.interval = *v;
+  if (auto v = reader.Path("sql")) cleanup.sql_path = ResolvePath(path, *v);
+  if (auto v = reader.Path("dry_run_sql")) cleanup.dry_run_sql_path = ResolvePath(path, *v);
+  if (auto v = reader.Duration("interval", 100ms, kMaxInterval)) cleanup.interval = *v;
   if (auto v = reader.Integer("batch_size", 1, 100000)) cleanup.batch_size = static_cast<int>(*v);
   if (auto v = reader.Integer("max_batches", 1, 1000000)) cleanup.max_batches = static_cast<int>(*v);
-  if (auto v = reader.Duration("batch_pause", 0ms)) cleanup.batch_pause = *v;
-  if (auto v = reader.Duration("lock_timeout", 1ms)) cleanup.lock_timeout = *v;
-  if (auto v = reader.Duration("statement_timeout", 1ms)) cleanup.statement_timeout = *v;
+  if (auto v = reader.Duration("batch_pause", 0ms, kMaxInterval)) cleanup.batch_pause = *v;
+  if (auto v = reader.Duration("lock_timeout", 1ms, kMaxTimeout)) cleanup.lock_timeout = *v;
+  if (auto v = reader.Duration("statement_timeout", 1ms, kMaxTimeout)) cleanup.statement_timeout = *v;
   if (auto v = reader.Bool("dry_run")) cleanup.dry_run = *v;
   if (cleanup.enabled && cleanup.sql_path.empty()) {
     Fail(cleanup.where, "cleanup.sql", "is required when cleanup is enabled");
@@ -447,9 +522,10 @@ Config ParseConfig(std::string_view toml_text, const std::string& path) {
       Fail(top.Where(*node), "log_level", "must be one of debug, info, warn, error");
     }
   }
+  if (auto v = top.Bool("allow_no_checks")) config.allow_no_checks = *v;
   if (const toml::table* t = top.Table("database")) {
     TableReader reader(*t, path, "database");
-    ParseDatabase(reader, config.database);
+    ParseDatabase(reader, config.database, reader.TableWhere());
   }
   if (const toml::table* t = top.Table("http")) {
     TableReader reader(*t, path, "http");
@@ -457,13 +533,14 @@ Config ParseConfig(std::string_view toml_text, const std::string& path) {
   }
   if (const toml::table* t = top.Table("poll")) {
     TableReader reader(*t, path, "poll");
-    if (auto v = reader.Duration("interval", 100ms)) config.poll.interval = *v;
+    if (auto v = reader.Duration("interval", 100ms, kMaxInterval)) config.poll.interval = *v;
     reader.RejectUnknownKeys();
   }
   ParseEntries(top.Find("invariant"), "invariant", QueryConfig::Kind::kInvariant, path, config);
   ParseEntries(top.Find("metric"), "metric", QueryConfig::Kind::kMetric, path, config);
   if (const toml::table* t = top.Table("locks")) {
     TableReader reader(*t, path, "locks");
+    config.locks.where = reader.TableWhere();
     ParseLocks(reader, config.locks);
   }
   if (const toml::table* t = top.Table("holds")) {

@@ -1,7 +1,6 @@
 #include "util/duration.h"
 
 #include <cctype>
-#include <limits>
 #include <stdexcept>
 
 namespace seatwatch::util {
@@ -16,20 +15,25 @@ long long UnitMillis(std::string_view unit) {
   return 0;
 }
 
+[[noreturn]] void TooLarge(std::string_view text) {
+  throw std::invalid_argument("duration \"" + std::string(text) + "\" is too large (at most " +
+                              FormatDuration(kMaxDuration) + ")");
+}
+
 }  // namespace
 
 Millis ParseDuration(std::string_view text) {
   if (text.empty()) throw std::invalid_argument("empty duration");
+  const long long max = kMaxDuration.count();
   long long total = 0;
   size_t i = 0;
   while (i < text.size()) {
     size_t digits_start = i;
     long long number = 0;
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      // max * 10 + 9 fits easily in a long long: no step can overflow.
       number = number * 10 + (text[i] - '0');
-      if (number > std::numeric_limits<int>::max()) {
-        throw std::invalid_argument("duration \"" + std::string(text) + "\" is too large");
-      }
+      if (number > max) TooLarge(text);
       ++i;
     }
     if (i == digits_start) {
@@ -43,7 +47,11 @@ Millis ParseDuration(std::string_view text) {
       throw std::invalid_argument("duration \"" + std::string(text) +
                                   "\" needs a unit of ms, s, m or h");
     }
-    total += number * unit;
+    // Checked before computing: number * unit and total + part stay <= max.
+    if (number > max / unit) TooLarge(text);
+    long long part = number * unit;
+    if (part > max - total) TooLarge(text);
+    total += part;
   }
   return Millis(total);
 }

@@ -38,7 +38,7 @@ statement_timeout = "2s"
 lock_timeout = "50ms"
 
 [http]
-listen = "[::1]:9000"
+listen = "0.0.0.0:9000"
 
 [poll]
 interval = "15s"
@@ -71,7 +71,7 @@ value = "count"
                               kPath);
   EXPECT_EQ(config.database.dsn, "postgresql:///shop");
   EXPECT_EQ(config.database.statement_timeout, 2s);
-  EXPECT_EQ(config.http.listen, "[::1]:9000");
+  EXPECT_EQ(config.http.listen, "0.0.0.0:9000");
   ASSERT_EQ(config.queries.size(), 3u);
   const auto& single = config.queries[0];
   EXPECT_EQ(single.sql_path, "/etc/queries/a.sql");

@@ -28,6 +28,27 @@ TEST(DurationTest, RejectsBareNumbersAndUnknownUnits) {
   EXPECT_THROW(ParseDuration("99999999999s"), std::invalid_argument);
 }
 
+// Each part and each partial sum is checked before it is computed: a long sum
+// of large parts used to overflow (signed overflow, UBSan) and wrap around.
+TEST(DurationTest, RefusesSumsThatWouldOverflow) {
+  std::string sum;
+  for (int i = 0; i < 2000; ++i) sum += "2147483647h";
+  EXPECT_THROW(ParseDuration(sum), std::invalid_argument);
+  EXPECT_THROW(ParseDuration("9223372036854775807ms"), std::invalid_argument);
+  EXPECT_THROW(ParseDuration("99999999999999999999999999ms"), std::invalid_argument);
+  EXPECT_THROW(ParseDuration("876001h"), std::invalid_argument);
+  EXPECT_EQ(ParseDuration("876000h"), Millis(876000LL * 3600 * 1000));
+  EXPECT_THROW(ParseDuration("876000h1ms"), std::invalid_argument);
+  EXPECT_EQ(ParseDuration("2147483647ms"), Millis(2147483647));
+  // At most 100 years: still exact in std::chrono::nanoseconds.
+  EXPECT_THROW(ParseDuration("2147483647h"), std::invalid_argument);
+  try {
+    ParseDuration("2147483647h");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "duration \"2147483647h\" is too large (at most 876000h)");
+  }
+}
+
 TEST(DurationTest, FormatsTheShortestExactForm) {
   EXPECT_EQ(FormatDuration(Millis(1500)), "1500ms");
   EXPECT_EQ(FormatDuration(Millis(2000)), "2s");

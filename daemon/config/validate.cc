@@ -1,0 +1,49 @@
+#include "config/validate.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "config/config_error.h"
+#include "db/conninfo.h"
+
+namespace seatwatch::config {
+
+namespace {
+
+// Far more than any list of hosts and options needs; keeps a pasted blob out
+// of libpq and out of every log line that names the DSN.
+constexpr size_t kMaxDsnLength = 8192;
+
+}  // namespace
+
+void RequireChecks(const Config& config) {
+  if (config.allow_no_checks) return;
+  bool locks_written = config.locks.where.line > 0 && config.locks.enabled;
+  if (!config.queries.empty() || config.holds.enabled || config.cleanup.enabled || locks_written) return;
+  throw ConfigError(config.path +
+                    ": configures no checks (no [[invariant]], [[metric]], enabled [holds] or "
+                    "[cleanup], or [locks] table); set allow_no_checks = true if that is intended");
+}
+
+void RequireUsableDsn(const DatabaseConfig& database, const Location& where) {
+  const std::string& dsn = database.dsn;
+  std::string key = where.Describe("database.dsn");
+  if (dsn.size() > kMaxDsnLength) {
+    throw ConfigError(key + ": is " + std::to_string(dsn.size()) + " characters long; at most " +
+                      std::to_string(kMaxDsnLength));
+  }
+  // libpq reads a C string: a NUL would silently cut the DSN short.
+  if (dsn.find('\0') != std::string::npos) throw ConfigError(key + ": must not contain a NUL character");
+  db::SessionSettings settings;
+  settings.application_name = database.application_name;
+  settings.connect_timeout = database.connect_timeout;
+  settings.statement_timeout = database.statement_timeout;
+  settings.lock_timeout = database.lock_timeout;
+  try {
+    db::BuildConninfo(dsn, settings);
+  } catch (const std::exception& e) {
+    throw ConfigError(key + ": " + e.what());
+  }
+}
+
+}  // namespace seatwatch::config
