@@ -17,6 +17,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +29,7 @@ import measure
 import pg
 import procs
 import soak_faults
+import soak_http
 import soak_load
 import soak_proxy
 import soak_sampler
@@ -55,7 +57,7 @@ CYCLE = [
     ("hostile_http", {"seconds": 10}, 2),
 ]
 
-SLOPE_BOUNDS = {"threads": 1.0, "fds": 2.0, "rss": 2 * 2**20}  # per minute
+SLOPE_BOUNDS = {"threads": 1.0, "fds": 2.0, "rss": 2**20}  # per minute
 
 
 class Clock:
@@ -106,6 +108,7 @@ class SoakCluster(pg.Cluster):
 
     def ensure_running(self):
         procs.run([self.scratch, "start", self.dir], timeout=120, env=self._env(), check=False)
+        self._read_env()
 
     def destroy(self):
         # Newer pg-scratch keeps the cluster in a private folder until destroy.
@@ -138,6 +141,10 @@ def parse_args(argv):
                    help="quiet seconds before the first fault; slopes are fitted after it")
     p.add_argument("--faults", default=",".join(k for k, _, _ in CYCLE),
                    help="comma-separated subset of the cycle, in its order")
+    p.add_argument("--sigterm-while-healthy", dest="sigterm_during_stall",
+                   action="store_false",
+                   help="send the final SIGTERM while the database answers; by default it is "
+                        "sent 6 s into a stall, with statements in flight that never answer")
     p.add_argument("--sigterm-bound", type=float, default=3,
                    help="seconds the daemon may take to exit on SIGTERM (default 3)")
     return p.parse_args(argv)
@@ -354,6 +361,11 @@ class Soak:
         for thread in [self.scraper, backends, *clients]:
             thread.start()
 
+        # Warm-up: every HTTP worker serves once (3 rounds of as many
+        # concurrent scrapes as the daemon has threads), then quiet.
+        threads = soak_sampler.proc_stats(self.daemon.pid)["threads"]
+        for _ in range(3):
+            soak_http.prime(http_port, threads + 8)
         time.sleep(args.warmup)
         warmup_end = self.clock.now()
         cycles = self.schedule()
@@ -361,8 +373,21 @@ class Soak:
             thread.join(60)
         time.sleep(args.gap)
 
+        stalled_at = None
+        if args.sigterm_during_stall:
+            # Both lanes end up waiting on a connection that does not answer.
+            stalled_at = self.clock.now()
+            proxy.pause()
+            time.sleep(POLL_INTERVAL + STATEMENT_TIMEOUT + 2)
         run_end = self.clock.now()
         sigterm = self.sigterm()
+        sigterm["during_stall"] = stalled_at is not None
+        if stalled_at is not None:
+            proxy.resume()
+            self.faults.append({"kind": "stall", "start": round(stalled_at, 3),
+                                "end": round(run_end, 3), "outage": [stalled_at, run_end],
+                                "blind": [stalled_at, run_end],
+                                "detail": {"then": "SIGTERM"}})
         self.stop.set()
         for thread in [self.scraper, backends, *clients]:
             thread.join(10)
@@ -402,6 +427,7 @@ class Soak:
                                                        for c in clients) / max(1, run_end - ready_at), 1)},
             "proxy": {"accepted": proxy.accepted},
             "scrapes": len(self.scraper.samples),
+            "http_workers_primed": threads + 8,
             "workdir": self.workdir,
         }
         out = args.out or os.path.join(self.workdir, "soak.json")
@@ -432,7 +458,6 @@ class Soak:
 
 
 def free_port():
-    import socket
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

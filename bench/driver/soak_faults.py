@@ -98,9 +98,14 @@ def stall(ctx, seconds=15.0, during=None, **_):
 def restart_server(ctx, **_):
     start = ctx.clock.now()
     result = ctx.cluster.restart()
+    detail = {"exit_code": result.returncode}
+    if result.returncode != 0:
+        # Bring the server back whatever it takes (it may come up on another
+        # port: the proxy reads the socket path again for each connection).
+        detail["error"] = (result.stderr or "").strip()[-200:]
+        ctx.cluster.ensure_running()
     end = ctx.clock.now()
-    return _record("restart_server", start, end, outage=(start, end),
-                   exit_code=result.returncode)
+    return _record("restart_server", start, end, outage=(start, end), **detail)
 
 
 def _connect_filler(ctx):

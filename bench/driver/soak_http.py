@@ -165,3 +165,28 @@ async def _attack(port, seconds, silent, slow, idlers):
 def attack(port, seconds, silent=30, slow=10, idlers=10):
     """Runs the whole attack for `seconds` and returns its counts."""
     return asyncio.run(_attack(port, seconds, silent, slow, idlers))
+
+
+async def _prime(port, connections):
+    async def one():
+        reader, writer = await _open(port, stats)
+        if not writer:
+            return
+        try:
+            writer.write(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            await writer.drain()
+            await asyncio.wait_for(reader.read(), 10)
+        except (OSError, asyncio.TimeoutError):
+            stats["reset"] += 1
+        _close(writer)
+
+    stats = {"opened": 0, "refused": 0, "reset": 0}
+    await asyncio.gather(*(one() for _ in range(connections)))
+    return stats
+
+
+def prime(port, connections):
+    """`connections` concurrent scrapes, so that every HTTP worker thread has
+    served one: its stack and malloc arena are then resident, and the RSS
+    slope that follows measures growth, not a pool's first use."""
+    return asyncio.run(_prime(port, connections))

@@ -301,7 +301,8 @@ def judge(scrapes, backends, faults, injections, sigterm, p):
     ok = sigterm.get("exit_code") == 0 and sigterm.get("seconds", 1e9) <= p.sigterm_bound
     v.add("exit 0 on SIGTERM", ok,
           f"exit {sigterm.get('exit_code')} after {sigterm.get('seconds', float('nan')):.1f}s"
-          + (" (SIGKILL)" if sigterm.get("killed") else ""),
+          + (" (SIGKILL)" if sigterm.get("killed") else "")
+          + (", sent during a stall" if sigterm.get("during_stall") else ""),
           f"exit 0 within {p.sigterm_bound:g}s")
     return v, findings
 

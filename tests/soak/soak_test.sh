@@ -2,7 +2,8 @@
 # The fault soak, 2 minutes (one cycle of every fault), against the CTest
 # fixture's scratch PostgreSQL: bench/driver/soak.py with a strict verdict.
 # The test fails if any assertion fails; the table says which, and the
-# summary (JSON) is kept in SOAK_SUMMARY. See docs/soak.md.
+# summary (JSON) is kept in SOAK_SUMMARY, the samples and the daemon's log
+# next to it. See docs/soak.md.
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
@@ -19,7 +20,11 @@ trap 'rm -rf "$work"' EXIT
 status=0
 /usr/bin/python3 "$src/bench/driver/soak.py" --minutes 2 --pg-dir "$pgdir" \
   --seatwatch "$bin" --workdir "$work" --out "$work/soak.json" || status=$?
-[ -z "$summary" ] || cp "$work/soak.json" "$summary" 2>/dev/null || true
+if [ -n "$summary" ]; then
+  cp "$work/soak.json" "$summary" 2>/dev/null || true
+  cp "$work/samples.jsonl" "${summary%.json}-samples.jsonl" 2>/dev/null || true
+  cp "$work/seatwatch.log" "${summary%.json}-seatwatch.log" 2>/dev/null || true
+fi
 if [ $status -ne 0 ]; then
   echo "--- last lines of the daemon's log" >&2
   tail -n 30 "$work/seatwatch.log" >&2 || true
