@@ -134,6 +134,9 @@ def parse_args(argv):
     p.add_argument("--workdir", default=None,
                    help="logs, config, samples (default build-bench/soak-work)")
     p.add_argument("--out", default=None, help="the JSON summary (default WORKDIR/soak.json)")
+    p.add_argument("--config-template", default=None,
+                   help="the config to adapt (default config/seatwatch.toml; an older "
+                        "binary may need the example of its own commit)")
     p.add_argument("--clients", type=int, default=2, help="load clients (default 2)")
     p.add_argument("--rate", type=float, default=10, help="checkouts per second per client")
     p.add_argument("--gap", type=float, default=7, help="quiet seconds after each fault")
@@ -150,10 +153,10 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def make_config(root, port, path):
-    """config/seatwatch.toml, the booking pack as shipped, with absolute paths,
-    the soak's port and short timings."""
-    with open(os.path.join(root, "config/seatwatch.toml")) as f:
+def make_config(root, port, path, template=None):
+    """config/seatwatch.toml (or `template`), the booking pack as shipped, with
+    absolute paths, the soak's port and short timings."""
+    with open(template or os.path.join(root, "config/seatwatch.toml")) as f:
         text = f.read()
     substitutions = [
         ('"../queries/', f'"{root}/queries/'),
@@ -319,7 +322,7 @@ class Soak:
         procs.on_exit(proxy.stop)
         http_port = free_port()
         config = os.path.join(self.workdir, "seatwatch.toml")
-        lanes, cleanups = make_config(self.root, http_port, config)
+        lanes, cleanups = make_config(self.root, http_port, config, args.config_template)
         env = dict(os.environ, SEATWATCH_DSN=(f"host=127.0.0.1 port={proxy.port} "
                                               f"dbname={DBNAME} user=seatwatch sslmode=disable"))
         log_path = os.path.join(self.workdir, "seatwatch.log")
