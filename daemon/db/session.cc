@@ -2,6 +2,7 @@
 
 #include <pqxx/except>
 
+#include "db/liveness.h"
 #include "util/log.h"
 
 namespace seatwatch::db {
@@ -15,7 +16,10 @@ Session::Session(std::string dsn, SessionSettings settings, std::chrono::millise
 Session::~Session() { Disconnect(); }
 
 pqxx::connection& Session::Connection() {
-  if (connection_ && connection_->is_open()) return *connection_;
+  // A connection the server closed while idle is found here, before a
+  // statement on it fails and libpqxx leaks that statement's result.
+  if (connection_ && StillConnected(*connection_)) return *connection_;
+  CheckAfterError();
   connection_.reset();
   auto now = Clock::now();
   if (now < next_attempt_) {
