@@ -17,8 +17,6 @@ namespace seatwatch::app {
 
 namespace {
 
-constexpr int kHttpThreads = 8;
-
 // Reloads the file; a bad new config is logged and the running one kept.
 // LoadConfig reads only regular files of bounded size and refuses a file that
 // configures no checks, so this returns promptly (SIGTERM is taken by the
@@ -56,7 +54,9 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   // delay it.
   poll::PollerGroup pollers(config, checks::BuildChecks(config), store, version);
 
-  http::Server server(config.http.listen, kHttpThreads);
+  // Sized so that a few hundred idle or hostile sockets cannot starve a
+  // scraper: see http::ServerOptions.
+  http::Server server(config.http.listen, http::ServerOptions{});
   // The only part that writes to the database; its own thread and connection.
   cleanup::CleanupService cleanup(config);
   http::RegisterHandlers(server, store, {cleanup.MetricsSource()});

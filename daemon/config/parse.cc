@@ -10,6 +10,7 @@
 #include "config/config_error.h"
 #include "config/names.h"
 #include "config/validate.h"
+#include "http/listen_support.h"
 #include "util/duration.h"
 
 namespace seatwatch::config {
@@ -264,6 +265,9 @@ void ParseHttp(TableReader& reader, HttpConfig& http) {
     RequireLength(reader.Where(*node), "http.listen", *value, kMaxListenLength);
     if (!IsListenAddress(*value)) {
       Fail(reader.Where(*node), "http.listen", "must be HOST:PORT, e.g. \"127.0.0.1:9646\"");
+    }
+    if (std::string why = http::ListenUnsupported(*value); !why.empty()) {
+      Fail(reader.Where(*node), "http.listen", why);
     }
     http.listen = *value;
   }

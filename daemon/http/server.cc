@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "http/listen_support.h"
 #include "util/log.h"
 
 namespace seatwatch::http {
@@ -26,10 +27,13 @@ const char* StatusText(int status) {
 void Send(mg_connection* connection, const Response& response, bool head) {
   size_t length = 0;
   for (const auto& part : response.parts) length += part->size();
+  std::string extra;
+  for (const auto& [name, value] : response.headers) extra += name + ": " + value + "\r\n";
   mg_printf(connection,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-            "Cache-Control: no-store\r\n\r\n",
-            response.status, StatusText(response.status), response.content_type.c_str(), length);
+            "Cache-Control: no-store\r\n%s\r\n",
+            response.status, StatusText(response.status), response.content_type.c_str(), length,
+            extra.c_str());
   if (head) return;
   for (const auto& part : response.parts) {
     if (!part->empty()) mg_write(connection, part->data(), part->size());
@@ -37,6 +41,8 @@ void Send(mg_connection* connection, const Response& response, bool head) {
 }
 
 std::once_flag g_civetweb_init;
+
+std::string Millis(std::chrono::milliseconds value) { return std::to_string(value.count()); }
 
 }  // namespace
 
@@ -58,7 +64,8 @@ std::string ListeningPorts(const std::string& listen) {
   return host + ":" + port;
 }
 
-Server::Server(std::string listen, int threads) : listen_(std::move(listen)), threads_(threads) {}
+Server::Server(std::string listen, ServerOptions options)
+    : listen_(std::move(listen)), options_(options) {}
 
 Server::~Server() { Stop(); }
 
@@ -66,14 +73,24 @@ void Server::Route(std::string path, Handler handler) { routes_[std::move(path)]
 
 void Server::Start() {
   std::call_once(g_civetweb_init, [] { mg_init_library(0); });
+  // Without IPv6 CivetWeb would fail to bind with no reason given.
+  if (std::string why = ListenUnsupported(listen_); !why.empty()) {
+    throw std::runtime_error("cannot listen on " + listen_ + ": " + why);
+  }
   std::string ports = ListeningPorts(listen_);
   if (ports.rfind("+[", 0) == 0) ports = ports.substr(1);
-  std::string threads = std::to_string(threads_);
+  std::string threads = std::to_string(options_.threads);
+  std::string request_timeout = Millis(options_.request_timeout);
+  std::string keep_alive_timeout = Millis(options_.keep_alive_timeout);
+  std::string queue = std::to_string(options_.connection_queue);
+  std::string backlog = std::to_string(options_.listen_backlog);
   const char* options[] = {"listening_ports", ports.c_str(),
                            "num_threads", threads.c_str(),
-                           "request_timeout_ms", "10000",
+                           "request_timeout_ms", request_timeout.c_str(),
                            "enable_keep_alive", "yes",
-                           "keep_alive_timeout_ms", "30000",
+                           "keep_alive_timeout_ms", keep_alive_timeout.c_str(),
+                           "connection_queue", queue.c_str(),
+                           "listen_backlog", backlog.c_str(),
                            // Headers and body go out in separate writes; without
                            // this, Nagle plus delayed ACKs add ~40 ms to every
                            // keep-alive scrape.
@@ -89,7 +106,11 @@ void Server::Start() {
   // One catch-all handler: routing by exact path is ours, so /metricsfoo is a
   // 404 rather than a prefix match.
   mg_set_request_handler(context_, "/", &Server::Dispatch, this);
-  log::Info("http server listening", {{"listen", listen_}});
+  log::Info("http server listening",
+            {{"listen", listen_},
+             {"threads", threads},
+             {"request_timeout_ms", request_timeout},
+             {"keep_alive_timeout_ms", keep_alive_timeout}});
 }
 
 void Server::Stop() {
@@ -112,6 +133,7 @@ int Server::Serve(mg_connection* connection) {
     auto route = routes_.find(path);
     if (method != "GET" && !head) {
       response.Text(405, "only GET and HEAD are supported\n");
+      response.headers.emplace_back("Allow", "GET, HEAD");
     } else if (route == routes_.end()) {
       response.Text(404, "not found: " + path + "\n");
     } else {

@@ -11,6 +11,10 @@
 namespace seatwatch::testing {
 
 HttpResponse HttpGet(int port, const std::string& path) {
+  return HttpExchange(port, "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+}
+
+HttpResponse HttpExchange(int port, const std::string& request) {
   HttpResponse response;
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return response;
@@ -24,7 +28,6 @@ HttpResponse HttpGet(int port, const std::string& path) {
     close(fd);
     return response;
   }
-  std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
   if (send(fd, request.data(), request.size(), 0) < 0) {
     close(fd);
     return response;
@@ -38,6 +41,8 @@ HttpResponse HttpGet(int port, const std::string& path) {
   auto header_end = raw.find("\r\n\r\n");
   if (space == std::string::npos || header_end == std::string::npos) return response;
   response.status = std::atoi(raw.c_str() + space + 1);
+  auto first_line_end = raw.find("\r\n");
+  response.headers = raw.substr(first_line_end + 2, header_end + 2 - (first_line_end + 2));
   response.body = raw.substr(header_end + 4);
   return response;
 }
