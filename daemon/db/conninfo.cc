@@ -45,6 +45,29 @@ std::string Seconds(std::chrono::milliseconds value) {
   return std::to_string(seconds);
 }
 
+// TCP keepalives and tcp_user_timeout, unless the DSN sets its own: a peer
+// that is gone (a host down, a partition) then breaks the connection within
+// about half a minute instead of the kernel's two hours, also while libpq
+// waits for a result. (A middlebox that stalls with the socket open still
+// answers keepalives: the poller's statement watchdog covers that.) libpq
+// ignores these on Unix sockets.
+std::string TcpDeadlines(const PQconninfoOption* options, const SessionSettings& settings) {
+  auto given = [options](const std::string& key) {
+    for (const PQconninfoOption* option = options; option->keyword; ++option) {
+      if (key == option->keyword) return option->val != nullptr;
+    }
+    return false;
+  };
+  long long user_timeout_ms = settings.statement_timeout.count() + kTcpUserTimeoutMargin.count();
+  std::string out;
+  if (!given("keepalives")) out += "keepalives=1 ";
+  if (!given("keepalives_idle")) out += "keepalives_idle=10 ";
+  if (!given("keepalives_interval")) out += "keepalives_interval=5 ";
+  if (!given("keepalives_count")) out += "keepalives_count=3 ";
+  if (!given("tcp_user_timeout")) out += "tcp_user_timeout=" + std::to_string(user_timeout_ms) + " ";
+  return out;
+}
+
 }  // namespace
 
 std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings) {
@@ -65,6 +88,7 @@ std::string BuildConninfo(const std::string& dsn, const SessionSettings& setting
   }
   out += "application_name=" + Quote(settings.application_name) + " ";
   out += "connect_timeout=" + Seconds(settings.connect_timeout) + " ";
+  out += TcpDeadlines(options.get(), settings);
   std::string session_options = "-c statement_timeout=" +
                                 std::to_string(settings.statement_timeout.count()) +
                                 " -c lock_timeout=" + std::to_string(settings.lock_timeout.count());

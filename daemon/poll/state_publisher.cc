@@ -19,6 +19,25 @@ void StatePublisher::Publish(std::size_t lane, metrics::PollState state) {
       metrics::BuildSnapshot(lanes_.size() == 1 ? lanes_[0] : MergeLanes(lanes_))));
 }
 
+void StatePublisher::MarkOverdue(std::size_t lane) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  poll::MarkOverdue(lanes_.at(lane));
+  store_.Publish(std::make_shared<const metrics::Snapshot>(
+      metrics::BuildSnapshot(lanes_.size() == 1 ? lanes_[0] : MergeLanes(lanes_))));
+}
+
+void MarkOverdue(metrics::PollState& state) {
+  state.database_up = false;
+  for (auto& check : state.checks) {
+    if (!check.has_run) continue;
+    check.success = false;
+    check.last_error = "overdue: no answer from the database in time";
+    check.last_reason = "connection";
+    check.output.reset();
+    check.rendered.reset();
+  }
+}
+
 metrics::PollState MergeLanes(const std::vector<metrics::PollState>& lanes) {
   metrics::PollState merged;
   bool any = false;

@@ -18,12 +18,21 @@ class StatePublisher {
   StatePublisher(metrics::SnapshotStore& store, std::size_t lanes);
 
   void Publish(std::size_t lane, metrics::PollState state);
+  // From a lane's watchdog, while the lane's thread is stuck in a statement
+  // that gets no answer: publishes that lane's last state as overdue (see
+  // MarkOverdue) at once, so no stale "ok" is served meanwhile.
+  void MarkOverdue(std::size_t lane);
 
  private:
   std::mutex mutex_;
   metrics::SnapshotStore& store_;
   std::vector<metrics::PollState> lanes_;
 };
+
+// A lane whose poll is overdue: database down, and every check that has run
+// failed with none of its series (no invariant verdict, no metric), as if
+// the poll had failed. Its counters stay. Pure.
+void MarkOverdue(metrics::PollState& state);
 
 // One PollState of several lanes'. Pure. Checks and invariant histories are
 // concatenated in lane order; version and poll interval come from the first
