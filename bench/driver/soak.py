@@ -375,11 +375,13 @@ def report(summary, verdict):
         lines.append(f"  #{r['id']} {r['kind']:<33} committed {r['committed']:7.1f}s "
                      f"({r['during'] or 'quiet'}), {seen} (bound {r['bound']:.1f}s) "
                      f"{'ok' if r['ok'] else 'LATE/MISSED'}")
-    for key in ("threads", "fds", "rss"):
-        slope = summary["findings"]["slopes"][key]
+    names = {"rss": "rss outside stacks", "rss_total": "rss", "rss_stacks": "rss in stacks"}
+    for key, slope in summary["findings"]["slopes"].items():
         grown = {k: v for k, v in slope["by_fault"].items() if v}
-        lines.append(f"{key}: peak {slope['peak_during_faults']} during faults; left behind by "
-                     f"fault: {grown or 'nothing'}")
+        per_minute = "n/a" if slope["per_minute"] is None else f"{slope['per_minute']:+.0f}/min"
+        lines.append(f"{names.get(key, key)}: {slope['first']}..{slope['last']} ({per_minute}), "
+                     f"peak {slope['peak_during_faults']} during faults; left behind by fault: "
+                     f"{grown or 'nothing'}")
     stale = summary["findings"]["stale_check_success_during_outage"]
     lines.append(f"stale check_success 1 during an outage (finding, not asserted): "
                  f"{len(stale)} samples")

@@ -46,8 +46,33 @@ def scrape(port, timeout):
         conn.close()
 
 
+def stacks_resident(pid):
+    """Bytes resident in thread stacks: anonymous rw-p mappings with a
+    PROT_NONE guard mapping right below them (how glibc lays out a pthread
+    stack; a malloc arena has its PROT_NONE reserve above instead). A stack
+    grows in RSS as deeper calls touch it, up to its mapped size: bounded,
+    not a leak, so the RSS slope is judged without it."""
+    total = 0
+    previous_end, previous_guard = None, False
+    current = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            if line[0] in "0123456789abcdef" and "-" in line.split(" ", 1)[0]:
+                fields = line.split()
+                start, end = (int(x, 16) for x in fields[0].split("-"))
+                anonymous = len(fields) < 6
+                current = anonymous and fields[1] == "rw-p" and previous_guard and \
+                    previous_end == start
+                previous_guard = anonymous and fields[1] == "---p"
+                previous_end = end
+            elif current and line.startswith("Rss:"):
+                total += int(line.split()[1]) * 1024
+    return total
+
+
 def proc_stats(pid):
-    """threads, fds, rss_bytes of a live process; None if it is gone."""
+    """threads, fds, rss (bytes) and the part of it in thread stacks of a
+    live process; None if it is gone."""
     try:
         threads = rss = None
         with open(f"/proc/{pid}/status") as f:
@@ -57,7 +82,9 @@ def proc_stats(pid):
                 elif line.startswith("VmRSS:"):
                     rss = int(line.split()[1]) * 1024
         fds = len(os.listdir(f"/proc/{pid}/fd"))
-        return {"threads": threads, "fds": fds, "rss": rss}
+        stacks = stacks_resident(pid)
+        return {"threads": threads, "fds": fds, "rss": rss, "rss_stacks": stacks,
+                "rss_heap": rss - stacks}
     except OSError:
         return None
 

@@ -93,15 +93,15 @@ def slope_per_minute(points):
 SETTLE = 3.0
 
 
-def growth_by_fault(scrapes, faults, key):
-    """Per fault kind: the summed change of `key` from just before each
-    fault (the last sample before its start) to after it settled (the first
-    sample SETTLE s after its end): which fault leaves something behind."""
+def growth_by_fault(scrapes, faults, value):
+    """Per fault kind: the summed change of `value(sample)` from just before
+    each fault (the last sample before its start) to after it settled (the
+    first sample SETTLE s after its end): which fault leaves something behind."""
     out = {}
     for f in _faults(faults):
-        before = [s[key] for s in scrapes if s.get(key) is not None and s["t"] < f["start"]]
-        after = [s[key] for s in scrapes
-                 if s.get(key) is not None and s["t"] >= f["end"] + SETTLE]
+        before = [value(s) for s in scrapes if value(s) is not None and s["t"] < f["start"]]
+        after = [value(s) for s in scrapes
+                 if value(s) is not None and s["t"] >= f["end"] + SETTLE]
         if before and after:
             out[f["kind"]] = out.get(f["kind"], 0) + after[0] - before[-1]
     return out
@@ -262,21 +262,31 @@ def judge(scrapes, backends, faults, injections, sigterm, p):
     # Threads, fds and RSS flat: slopes over the samples after warm-up taken
     # outside the faults (and SETTLE s after each), so that a fault's own
     # sockets and threads do not count, only what it leaves behind.
+    # RSS is judged without the thread stacks (bounded by their mapped size:
+    # they grow as deeper calls touch them); their slope is reported.
     slopes = {}
-    for key, label in (("threads", "threads"), ("fds", "fds"), ("rss", "RSS")):
-        points = [(s["t"], s[key]) for s in scrapes
-                  if s.get(key) is not None and p.warmup_end <= s["t"] <= p.run_end
+    for key, label in (("threads", "threads"), ("fds", "fds"),
+                       ("rss", "RSS outside thread stacks"), ("rss_total", None),
+                       ("rss_stacks", None)):
+        def value(s):
+            if key == "rss":
+                return s.get("rss_heap", s.get("rss"))
+            return s.get("rss") if key == "rss_total" else s.get(key)
+        points = [(s["t"], value(s)) for s in scrapes
+                  if value(s) is not None and p.warmup_end <= s["t"] <= p.run_end
                   and not any(f["start"] <= s["t"] <= f["end"] + SETTLE for f in _faults(faults))]
         slope = slope_per_minute(points)
         values = [y for _, y in points]
-        every = [s[key] for s in scrapes if s.get(key) is not None and s["t"] <= p.run_end]
+        every = [value(s) for s in scrapes if value(s) is not None and s["t"] <= p.run_end]
         slopes[key] = {"per_minute": slope, "points": len(points),
                        "min": min(values) if values else None,
                        "max": max(values) if values else None,
                        "first": values[0] if values else None,
                        "last": values[-1] if values else None,
                        "peak_during_faults": max(every) if every else None,
-                       "by_fault": growth_by_fault(scrapes, faults, key)}
+                       "by_fault": growth_by_fault(scrapes, faults, value)}
+        if label is None:
+            continue
         bound = p.slope_bounds[key]
         unit = " bytes" if key == "rss" else ""
         shown = "n/a" if slope is None else (f"{slope / 1024:+.1f} KiB/min" if key == "rss"

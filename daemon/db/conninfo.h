@@ -16,14 +16,15 @@ struct SessionSettings {
   bool read_only = true;  // default_transaction_read_only: the monitor cannot write
 };
 
-// Turns a libpq URI or key=value string into a key=value string with the
-// settings applied, TCP keepalives and tcp_user_timeout included; keys the DSN does not give (host, password, sslmode...)
 // Sent data unacknowledged for this long past the statement_timeout breaks a
 // TCP connection (tcp_user_timeout).
 inline constexpr std::chrono::milliseconds kTcpUserTimeoutMargin{10000};
 
-// are left for libpq to take from PG* variables. Throws std::invalid_argument
-// with libpq's message (password never included) when the DSN does not parse.
+// Turns a libpq URI or key=value string into a key=value string with the
+// settings applied, TCP keepalives and tcp_user_timeout included; keys the
+// DSN does not give (host, password, sslmode...) are left for libpq to take
+// from PG* variables. Throws std::invalid_argument with libpq's message
+// (password never included) when the DSN does not parse.
 std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings);
 
 // The DSN with any password replaced by "****", safe for logs and metrics.

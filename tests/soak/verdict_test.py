@@ -146,6 +146,21 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(failing(verdict), ["fds flat"])
         self.assertAlmostEqual(findings["slopes"]["fds"]["per_minute"], 6, delta=0.5)
 
+    def test_rss_is_judged_without_thread_stacks(self):
+        recording = clean_run()
+        for s in recording[0]:
+            s["rss_stacks"] = 4 * 2**20 + int(s["t"]) * 50 * 1024  # +50 KiB/s, bounded
+            s["rss_heap"] = 12 * 2**20
+            s["rss"] = s["rss_heap"] + s["rss_stacks"]
+        verdict, findings = self.judge(recording)
+        self.assertEqual(failing(verdict), [])
+        self.assertAlmostEqual(findings["slopes"]["rss_stacks"]["per_minute"], 50 * 1024 * 60,
+                               delta=2**16)
+        for s in recording[0]:
+            s["rss_heap"] += int(s["t"]) * 60 * 1024  # +3.5 MiB/min outside the stacks
+        verdict, _ = self.judge(recording)
+        self.assertEqual(failing(verdict), ["RSS outside thread stacks flat"])
+
     def test_slow_or_failed_sigterm_fails(self):
         recording = clean_run()
         recording = recording[:4] + ({"exit_code": 0, "seconds": 26.0, "killed": False},)
