@@ -1,11 +1,37 @@
 #include "db/session.h"
 
 #include <pqxx/except>
+#include <pqxx/nontransaction>
 
 #include "db/liveness.h"
 #include "util/log.h"
 
 namespace seatwatch::db {
+
+namespace {
+
+// A role or database setting of idle_session_timeout (PostgreSQL 14+) shorter
+// than the poll interval would close the session between every two polls.
+// The monitor's session is idle by design, so it opts out. A SET rather than
+// "-c" in the connection options: an unknown parameter there is FATAL at
+// connect on servers before 14. Failure to SET is logged, not fatal: the
+// poller reconnects at once when a session was closed while idle.
+void DisableIdleSessionTimeout(pqxx::connection& connection, const std::string& masked_dsn) {
+  if (!IdleSessionTimeoutSupported(connection.server_version())) return;
+  try {
+    pqxx::nontransaction tx(connection, "seatwatch_session");
+    tx.exec0("SET idle_session_timeout = 0");
+  } catch (const pqxx::broken_connection&) {
+    throw;
+  } catch (const std::exception& e) {
+    log::Warn("cannot turn off idle_session_timeout for the monitor's session",
+              {{"dsn", masked_dsn}, {"error", e.what()}});
+  }
+}
+
+}  // namespace
+
+bool IdleSessionTimeoutSupported(int server_version) { return server_version >= 140000; }
 
 Session::Session(std::string dsn, SessionSettings settings, std::chrono::milliseconds max_backoff)
     : conninfo_(BuildConninfo(dsn, settings)),
@@ -37,6 +63,7 @@ pqxx::connection& Session::Connection() {
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     connection->inhibit_reactivation(true);
 #pragma GCC diagnostic pop
+    DisableIdleSessionTimeout(*connection, masked_dsn_);
     backend_pid_ = connection->backendpid();
     connection_ = std::move(connection);
     backoff_.Reset();
@@ -74,6 +101,12 @@ void Session::CheckAfterError() {
 
 void Session::Disconnect() {
   if (!connection_) return;
+  // A watchdog's cancel in flight still holds the connection: the last
+  // holder closes it, never this thread under its feet.
+  if (connection_.use_count() > 1) {
+    connection_.reset();
+    return;
+  }
   try {
     connection_->disconnect();
   } catch (const std::exception& e) {

@@ -11,10 +11,16 @@
 
 namespace seatwatch::db {
 
+// idle_session_timeout exists from PostgreSQL 14 (server_version 140000).
+bool IdleSessionTimeoutSupported(int server_version);
+
 // Owns one database connection with seatwatch's settings baked into its
 // connection string, and reconnects with capped backoff when it is lost.
 // libpqxx's silent reactivation is switched off so that a reconnect is always
-// ours, logged and counted. Not thread-safe: one owner thread.
+// ours, logged and counted; so a session SET made at connect survives as long
+// as the connection (idle_session_timeout = 0, see Connection()). Not
+// thread-safe: one owner thread (a StatementWatchdog may hold a reference to
+// the connection, see shared_connection()).
 class Session {
  public:
   using Clock = std::chrono::steady_clock;
@@ -26,6 +32,11 @@ class Session {
   // pqxx::broken_connection when it cannot connect or when the backoff after
   // the last failure has not yet passed (no attempt is made then).
   pqxx::connection& Connection();
+
+  // The live connection as a shared reference, for a StatementWatchdog that
+  // may have to cancel its statement from another thread; null when not
+  // connected.
+  std::shared_ptr<pqxx::connection> shared_connection() const { return connection_; }
 
   // After any error that may have broken the connection: checks it and drops
   // it if it is gone, so that the next Connection() reconnects.
@@ -43,7 +54,7 @@ class Session {
   std::string masked_dsn_;
   SessionSettings settings_;
   Backoff backoff_;
-  std::unique_ptr<pqxx::connection> connection_;
+  std::shared_ptr<pqxx::connection> connection_;
   Clock::time_point next_attempt_{};
   int backend_pid_ = 0;
   bool was_connected_ = false;
