@@ -1,4 +1,6 @@
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <thread>
 
 #include "app/commands.h"
@@ -87,9 +89,17 @@ int DaemonCommand(config::Config config, const std::string& config_path,
     log::Info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
     break;
   }
-  pollers.Stop();  // each lane finishes the statement in flight
+  pollers.Stop();  // each lane cancels the statement in flight
   cleanup.Stop();  // the batch in flight finishes; the leader lock is released
-  pollers.Wait();
+  if (!pollers.WaitFor(std::chrono::milliseconds(1500))) {
+    // Only a lane inside a connect attempt can still be running (libpq
+    // bounds it by connect_timeout alone, and it cannot be interrupted);
+    // there is nothing of it to save, and SIGTERM must not wait for it.
+    log::Warn("a lane is still connecting; exiting without waiting for it");
+    server.Stop();
+    log::Info("seatwatch stopped");
+    std::_Exit(0);
+  }
   server.Stop();
   log::Info("seatwatch stopped");
   return 0;

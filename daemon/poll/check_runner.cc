@@ -1,9 +1,11 @@
 #include "poll/check_runner.h"
 
+#include <memory>
+
+#include <pqxx/except>
 #include <pqxx/transaction>
 
 #include "checks/query_entry.h"
-#include "db/savepoint.h"
 #include "util/log.h"
 
 namespace seatwatch::poll {
@@ -17,13 +19,6 @@ double SecondsSince(Clock::time_point start) {
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// SET LOCAL as well as the connection options: correct even if the options
-// were lost or a check needs a shorter timeout than the session's.
-void SetLocalTimeouts(pqxx::transaction_base& tx, const TransactionSettings& settings) {
-  tx.exec0("SET LOCAL statement_timeout = " + std::to_string(settings.statement_timeout.count()) +
-           "; SET LOCAL lock_timeout = " + std::to_string(settings.lock_timeout.count()));
 }
 
 // Only the timeouts that differ from the session's connection options, which
@@ -41,20 +36,14 @@ void SetLocalChanges(pqxx::transaction_base& tx, const TransactionSettings& want
   if (!sql.empty()) tx.exec0(sql);
 }
 
-void RunOne(pqxx::transaction_base& tx, db::QueryCache& cache, ScheduledCheck& entry) {
-  auto start = Clock::now();
-  try {
-    db::Savepoint savepoint(tx, "seatwatch_check");
-    checks::CheckContext context{tx, cache, std::chrono::system_clock::now()};
-    checks::CheckOutput output = entry.check->Run(context);
-    savepoint.Release();
-    RecordSuccess(entry, std::move(output), SecondsSince(start), UnixNow());
-  } catch (const checks::EntryMismatch& e) {
-    log::Error("check does not match its configuration", {{"check", entry.status.name}, {"error", e.what()}});
-    RecordFailure(entry, db::FailureReason::kSql, e.what(), SecondsSince(start));
-  } catch (const std::exception& e) {
-    RecordFailure(entry, db::ClassifyException(e), e.what(), SecondsSince(start));
-  }
+using SnapshotTransaction = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+using OwnTransaction = pqxx::transaction<pqxx::read_committed, pqxx::read_only>;
+
+// BEGIN: throws what libpqxx throws; a broken_connection here means nothing
+// of the check has run.
+std::unique_ptr<pqxx::transaction_base> Begin(pqxx::connection& connection, bool snapshot) {
+  if (snapshot) return std::make_unique<SnapshotTransaction>(connection, "seatwatch_check");
+  return std::make_unique<OwnTransaction>(connection, "seatwatch_check");
 }
 
 }  // namespace
@@ -64,44 +53,39 @@ void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason
   for (ScheduledCheck* entry : group) RecordFailure(*entry, reason, message, 0);
 }
 
-void RunSnapshotGroup(pqxx::connection& connection, const std::vector<ScheduledCheck*>& group,
-                      const TransactionSettings& settings, const std::function<bool()>& stopping) {
-  size_t done = 0;
-  try {
-    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(connection, "seatwatch_poll");
-    SetLocalTimeouts(tx, settings);
-    db::QueryCache cache;
-    for (ScheduledCheck* entry : group) {
-      if (stopping()) break;
-      RunOne(tx, cache, *entry);
-      ++done;
-    }
-    tx.commit();
-  } catch (const std::exception& e) {
-    // The transaction itself failed (begin, SET or commit): the checks not
-    // yet run could not run.
-    std::vector<ScheduledCheck*> rest(group.begin() + static_cast<long>(done), group.end());
-    if (stopping()) return;
-    FailAll(rest, db::ClassifyException(e), e.what());
-  }
-}
-
-void RunOwnTransaction(pqxx::connection& connection, ScheduledCheck& entry,
-                       const TransactionSettings& session) {
+RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
+                               db::QueryCache& queries, const TransactionSettings& wanted,
+                               const TransactionSettings& session, bool may_retry) {
   auto start = Clock::now();
+  std::unique_ptr<pqxx::transaction_base> tx;
   try {
-    pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(connection, "seatwatch_check");
-    TransactionSettings own = session;
+    tx = Begin(connection, entry.check->shares_snapshot());
+  } catch (const std::exception& e) {
+    // A session the server closed while idle fails at BEGIN, as a broken
+    // connection or as the server's FATAL (57P01, 57P05) on a closed socket.
+    bool lost = dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr || !connection.is_open();
+    if (!lost || !may_retry) {
+      RecordFailure(entry, lost ? db::FailureReason::kConnection : db::ClassifyException(e),
+                    e.what(), SecondsSince(start));
+    }
+    return lost ? RunOutcome::kLostBeforeStart : RunOutcome::kRan;
+  }
+  try {
+    TransactionSettings own = wanted;
     if (auto timeout = entry.check->statement_timeout()) own.statement_timeout = *timeout;
-    SetLocalChanges(tx, own, session);
-    db::QueryCache cache;
-    checks::CheckContext context{tx, cache, std::chrono::system_clock::now()};
+    SetLocalChanges(*tx, own, session);
+    checks::CheckContext context{*tx, queries, std::chrono::system_clock::now()};
     checks::CheckOutput output = entry.check->Run(context);
-    tx.commit();
+    tx->commit();
     RecordSuccess(entry, std::move(output), SecondsSince(start), UnixNow());
+  } catch (const checks::EntryMismatch& e) {
+    log::Error("check does not match its configuration",
+               {{"check", entry.status.name}, {"error", e.what()}});
+    RecordFailure(entry, db::FailureReason::kSql, e.what(), SecondsSince(start));
   } catch (const std::exception& e) {
     RecordFailure(entry, db::ClassifyException(e), e.what(), SecondsSince(start));
   }
+  return RunOutcome::kRan;
 }
 
 }  // namespace seatwatch::poll

@@ -6,6 +6,7 @@
 
 #include <pqxx/connection>
 
+#include "db/query_cache.h"
 #include "poll/scheduled_check.h"
 
 namespace seatwatch::poll {
@@ -15,21 +16,29 @@ struct TransactionSettings {
   std::chrono::milliseconds lock_timeout{100};
 };
 
-// Runs the checks together in one REPEATABLE READ READ ONLY transaction, each
-// inside its own savepoint so that one failure (a timeout, an SQL error)
-// leaves the others running on the same snapshot. Records every outcome.
-// `stopping` is asked between checks: on shutdown the statement in flight
-// finishes and the checks after it are not started.
-void RunSnapshotGroup(pqxx::connection& connection, const std::vector<ScheduledCheck*>& group,
-                      const TransactionSettings& settings,
-                      const std::function<bool()>& stopping = [] { return false; });
+// How a check's transaction ended, for the poller's retry rule.
+enum class RunOutcome {
+  kRan,               // the check ran (succeeded or failed): recorded
+  kLostBeforeStart,   // the connection was gone before BEGIN went through, so nothing
+                      // of the check ran; recorded only if `may_retry` is false
+};
 
-// Runs one check in a short READ COMMITTED READ ONLY transaction of its own.
-// `session`: the timeouts the session's connection options already set; the
-// transaction SETs LOCAL only the ones the check wants different (a lock poll
-// on the locks lane's session needs none: BEGIN, its read, COMMIT).
-void RunOwnTransaction(pqxx::connection& connection, ScheduledCheck& entry,
-                       const TransactionSettings& session);
+// Runs one check in a short transaction of its own, committed as soon as the
+// check is done, so the ACCESS SHARE locks it takes on the tables it reads
+// are held no longer than it runs (a migration queues behind one monitoring
+// statement, never behind a whole poll). Data checks (shares_snapshot) get
+// REPEATABLE READ READ ONLY, so a check's own statements (its query and its
+// detail queries) see one snapshot; the others READ COMMITTED READ ONLY.
+// `wanted`: the timeouts the check should run with; `session`: those the
+// session's connection options already set, so only differences are SET
+// LOCAL (none in the usual case: BEGIN, the check's reads, COMMIT).
+// `queries` lives for the whole poll: entries sharing one query and params
+// cost one execution, the later ones reusing the rows of the first.
+// Records the outcome, except a kLostBeforeStart when `may_retry`: the
+// caller reconnects and runs the check again.
+RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
+                               db::QueryCache& queries, const TransactionSettings& wanted,
+                               const TransactionSettings& session, bool may_retry);
 
 // Marks checks that could not run at all (no connection) as failed.
 void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason,

@@ -31,6 +31,21 @@ std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>>
   return out;
 }
 
+// The watchdog's limits for one check (see StatementWatchdog): silence, the
+// check's statement_timeout plus a margin; in all, one statement_timeout per
+// statement it may run (its query, one detail query per invariant, the
+// transaction's own) plus the margin.
+db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
+                                               const TransactionSettings& wanted) {
+  return check.statement_timeout().value_or(wanted.statement_timeout) + Poller::kWatchdogMargin;
+}
+
+db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
+                                              const TransactionSettings& wanted) {
+  auto timeout = check.statement_timeout().value_or(wanted.statement_timeout);
+  return timeout * static_cast<int>(2 + check.invariants().size()) + Poller::kWatchdogMargin;
+}
+
 bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
   db::SessionSettings x = LaneSessionSettings(a, lane);
   db::SessionSettings y = LaneSessionSettings(b, lane);
@@ -58,6 +73,8 @@ Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>
       slot_(slot) {
   state_.version = std::move(version);
   session_ = MakeSession();
+  watchdog_ = std::make_unique<db::StatementWatchdog>(
+      LaneName(lane_), [publisher = publisher_, slot = slot_] { publisher->MarkOverdue(slot); });
   RebuildState();
   Publish();
 }
@@ -70,9 +87,12 @@ std::unique_ptr<db::Session> Poller::MakeSession() const {
 }
 
 void Poller::Stop() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  stop_ = true;
-  wake_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    wake_.notify_all();
+  }
+  watchdog_->Abort();
 }
 
 void Poller::Reload(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks) {
@@ -129,28 +149,22 @@ Clock::time_point Poller::NextDue() const {
 
 void Poller::PollDue(bool force_all) {
   auto now = Clock::now();
-  std::vector<ScheduledCheck*> shared;
+  // Data checks first, as before: the lane's verdicts, then its own-snapshot
+  // checks.
+  std::vector<ScheduledCheck*> due;
   std::vector<ScheduledCheck*> own;
   for (auto& entry : checks_) {
     if (!force_all && entry.next_due > now) continue;
-    (entry.check->shares_snapshot() ? shared : own).push_back(&entry);
+    (entry.check->shares_snapshot() ? due : own).push_back(&entry);
     // Keep the cadence, but never queue up missed runs after a stall.
     entry.next_due += entry.check->interval();
     if (entry.next_due <= now) entry.next_due = now + entry.check->interval();
   }
-  if (shared.empty() && own.empty()) return;
+  due.insert(due.end(), own.begin(), own.end());
+  if (due.empty()) return;
   state_.last_poll_unix = UnixNow();
 
-  pqxx::connection* connection = nullptr;
-  try {
-    connection = &session_->Connection();
-  } catch (const std::exception& e) {
-    FailAll(shared, db::FailureReason::kConnection, e.what());
-    FailAll(own, db::FailureReason::kConnection, e.what());
-    state_.database_up = false;
-    return;
-  }
-  TransactionSettings settings{config_.database.statement_timeout, config_.database.lock_timeout};
+  TransactionSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
   // What the session's connection options already set in every transaction.
   TransactionSettings session{session_->settings().statement_timeout,
                               session_->settings().lock_timeout};
@@ -158,17 +172,51 @@ void Poller::PollDue(bool force_all) {
     std::lock_guard<std::mutex> lock(mutex_);
     return stop_;
   };
-  if (!shared.empty()) RunSnapshotGroup(*connection, shared, settings, stopping);
-  for (ScheduledCheck* entry : own) {
+  // One poll's query results: entries sharing one query and params cost one
+  // execution, whichever of them runs first.
+  db::QueryCache queries;
+  bool ran_any = false;
+  bool retried = false;
+  for (std::size_t i = 0; i < due.size(); ++i) {
     if (stopping()) break;
-    if (!session_->connected()) {
+    std::vector<ScheduledCheck*> rest(due.begin() + static_cast<long>(i), due.end());
+    if (ran_any && !session_->connected()) {
       // Lost mid-poll: the rest could not run, and must not keep showing
-      // their previous results.
-      FailAll({entry}, db::FailureReason::kConnection, "lost the database connection");
+      // their previous results. The next poll reconnects.
+      FailAll(rest, db::FailureReason::kConnection, "lost the database connection");
+      break;
+    }
+    pqxx::connection* connection = nullptr;
+    try {
+      connection = &session_->Connection();
+    } catch (const std::exception& e) {
+      FailAll(rest, db::FailureReason::kConnection, e.what());
+      break;
+    }
+    bool may_retry = !ran_any && !retried;
+    watchdog_->Arm(session_->shared_connection(), Silence(*due[i]->check, wanted),
+                   Budget(*due[i]->check, wanted));
+    RunOutcome outcome =
+        RunCheckTransaction(*connection, *due[i], queries, wanted, session, may_retry);
+    bool gave_up = watchdog_->Disarm();
+    session_->CheckAfterError();
+    if (outcome == RunOutcome::kLostBeforeStart && may_retry && (gave_up || stopping())) {
+      RecordFailure(*due[i], db::FailureReason::kConnection,
+                    gave_up ? "no answer in time; connection dropped" : "stopping", 0);
+    } else if (outcome == RunOutcome::kLostBeforeStart && may_retry) {
+      // The server closed the session while it was idle between polls
+      // (idle_session_timeout, pg_terminate_backend, a restart): nothing of
+      // this poll has run, so reconnect and run it now rather than report
+      // the whole lane down until the next poll. Once: a second failure
+      // goes through the reconnect backoff.
+      log::Info("database session was closed while idle; reconnecting at once",
+                {{"lane", LaneName(lane_)}});
+      session_->Disconnect();
+      retried = true;
+      --i;
       continue;
     }
-    RunOwnTransaction(*connection, *entry, session);
-    session_->CheckAfterError();
+    ran_any = true;
   }
   session_->CheckAfterError();
   state_.database_up = session_->connected();

@@ -12,6 +12,7 @@
 #include "checks/check.h"
 #include "config/config.h"
 #include "db/session.h"
+#include "db/statement_watchdog.h"
 #include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
 #include "poll/lane.h"
@@ -23,10 +24,17 @@ namespace seatwatch::poll {
 // The loop that runs checks when they are due and publishes a snapshot after
 // every poll. Run() is the body of the poller's thread, which alone touches
 // its session and its checks; Stop() and Reload() may be called from any
-// thread and never interrupt a statement: Stop() takes effect between
-// checks, Reload() between polls.
+// thread. Stop() cancels the statement in flight (and drops the connection
+// if the cancel is not answered at once) and starts no further check;
+// Reload() takes effect between polls. Every check runs under a
+// StatementWatchdog: one that gets no answer within its statement_timeout
+// plus kWatchdogMargin is cancelled and dropped, and the lane is published
+// as overdue (seatwatch_up 0, none of its series) at that moment, even if
+// its thread stays blocked.
 class Poller {
  public:
+  static constexpr std::chrono::seconds kWatchdogMargin{2};
+
   // One poller, every check, one session, publishing to `store` alone (--once,
   // tests).
   Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks,
@@ -64,6 +72,7 @@ class Poller {
   std::shared_ptr<StatePublisher> publisher_;
   std::size_t slot_;
   std::unique_ptr<db::Session> session_;
+  std::unique_ptr<db::StatementWatchdog> watchdog_;
   metrics::PollState state_;
 
   std::mutex mutex_;

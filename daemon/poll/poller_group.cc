@@ -19,7 +19,15 @@ PollerGroup::~PollerGroup() {
 
 void PollerGroup::Start() {
   if (!threads_.empty()) return;
-  for (auto& poller : pollers_) threads_.emplace_back([p = poller.get()] { p->Run(); });
+  running_ = pollers_.size();
+  for (auto& poller : pollers_) {
+    threads_.emplace_back([this, p = poller.get()] {
+      p->Run();
+      std::lock_guard<std::mutex> lock(mutex_);
+      --running_;
+      finished_.notify_all();
+    });
+  }
 }
 
 void PollerGroup::Reload(const config::Config& config,
@@ -31,6 +39,15 @@ void PollerGroup::Reload(const config::Config& config,
 
 void PollerGroup::Stop() {
   for (auto& poller : pollers_) poller->Stop();
+}
+
+bool PollerGroup::WaitFor(std::chrono::milliseconds timeout) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!finished_.wait_for(lock, timeout, [this] { return running_ == 0; })) return false;
+  }
+  Wait();
+  return true;
 }
 
 void PollerGroup::Wait() {

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,16 +33,23 @@ class PollerGroup {
   // Hands each lane its share of the new checks; each applies it between
   // its checks.
   void Reload(const config::Config& config, std::vector<std::unique_ptr<checks::Check>> checks);
-  // Asks every lane to stop: each finishes the statement in flight and
-  // starts no further check. Does not wait; Wait() does.
+  // Asks every lane to stop: each cancels the statement in flight (see
+  // Poller::Stop) and starts no further check. Does not wait; Wait() does.
   void Stop();
   void Wait();
+  // Waits at most `timeout` for every lane's thread to end; true if they
+  // all did (and are joined). A lane can outlast it only inside a connect
+  // attempt, which libpq bounds by connect_timeout alone.
+  bool WaitFor(std::chrono::milliseconds timeout);
 
  private:
   static constexpr Lane kLanes[] = {Lane::kChecks, Lane::kLocks};
   std::shared_ptr<StatePublisher> publisher_;
   std::vector<std::unique_ptr<Poller>> pollers_;  // in the order of kLanes
   std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  std::size_t running_ = 0;
 };
 
 }  // namespace seatwatch::poll

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# End to end through a real Prometheus with the shipped alert rules: a
+# monitor session the server closes while idle must not hide a violation.
+#   1. The monitor's role has idle_session_timeout = 5s, shorter than the
+#      poll interval (8s). SeatwatchInvariantViolated (its `for:` shortened
+#      to 12s, longer than one poll interval) must fire: it cannot if every
+#      other poll fails and the verdict disappears.
+#   2. Then pg_terminate_backend of both monitor sessions: the alert must
+#      stay firing (the same activeAt: no gap in the verdict), and
+#      seatwatch_up must have stayed 1 at every scrape.
+# Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
+set -euo pipefail
+
+src=${SEATWATCH_SOURCE_DIR:?}
+bin=${SEATWATCH_BINARY:?}
+pgdir=${TEST_PG_DIR:?}
+work=$(mktemp -d /tmp/seatwatch-drop-e2e.XXXXXX)
+db=sw_drop_e2e
+role=sw_drop_monitor
+pids=()
+
+# shellcheck disable=SC1091
+source "$pgdir/env"
+psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
+psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  psql_admin -c "ALTER ROLE $role RESET ALL" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_for() {  # wait_for SECONDS COMMAND...
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.5
+  done
+}
+
+# --- the database, the violation, the monitor's role ------------------------
+psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+psql_admin -c "CREATE DATABASE $db" >/dev/null
+psql_db -f "$src/queries/booking/schema.sql" >/dev/null
+psql_db <<'SQL' >/dev/null
+INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 3) e, generate_series(1, 20) n;
+-- the injected violation: an admin script sells a seat directly
+UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 3 AND seat = 'A7';
+SQL
+psql_admin <<SQL >/dev/null
+DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$role') THEN CREATE ROLE $role LOGIN; END IF; END \$\$;
+GRANT pg_monitor TO $role;
+ALTER ROLE $role SET idle_session_timeout = '5s';
+SQL
+psql_db -c "GRANT SELECT ON ALL TABLES IN SCHEMA public TO $role" >/dev/null
+
+# --- seatwatch, polling every 8 s --------------------------------------------
+sw_port=$(free_port)
+sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
+    -e 's#interval = "10s"#interval = "8s"#' \
+    -e "s#listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$sw_port\"#" \
+    "$src/config/seatwatch.toml" > "$work/seatwatch.toml"
+SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=$role dbname=$db" \
+  "$bin" --config "$work/seatwatch.toml" > "$work/seatwatch.log" 2>&1 &
+pids+=($!)
+wait_for 20 curl -sf "http://127.0.0.1:$sw_port/readyz" -o /dev/null || { cat "$work/seatwatch.log"; fail "seatwatch not ready"; }
+
+# --- Prometheus ----------------------------------------------------------------
+prom_port=$(free_port)
+sed -E 's/for: [0-9]+[smh]/for: 12s/' "$src/alerts/seatwatch.rules.yml" > "$work/rules.yml"
+cat > "$work/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: ["$work/rules.yml"]
+scrape_configs:
+  - job_name: seatwatch
+    static_configs:
+      - targets: ["127.0.0.1:$sw_port"]
+YAML
+promtool check config "$work/prometheus.yml" > /dev/null
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+  --web.listen-address="127.0.0.1:$prom_port" > "$work/prometheus.log" 2>&1 &
+pids+=($!)
+prom="http://127.0.0.1:$prom_port"
+wait_for 30 curl -sf "$prom/-/ready" -o /dev/null || { cat "$work/prometheus.log"; fail "prometheus not ready"; }
+
+# The activeAt of the firing SeatwatchInvariantViolated alerts, one a line.
+firing_since() {
+  curl -sf "$prom/api/v1/alerts" | python3 -c '
+import json, sys
+for a in json.load(sys.stdin)["data"]["alerts"]:
+    if a["labels"].get("alertname") == "SeatwatchInvariantViolated" and a["state"] == "firing":
+        print(a["labels"]["invariant"], a["activeAt"])' | sort
+}
+firing() { [ -n "$(firing_since)" ]; }
+query() {  # prints the value of the first series of an instant query, or "none"
+  curl -sf "$prom/api/v1/query" --data-urlencode "query=$1" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "none")'
+}
+
+# --- 1: idle_session_timeout shorter than the poll interval ------------------
+started=$SECONDS
+wait_for 60 firing || { tail -20 "$work/seatwatch.log"; fail "SeatwatchInvariantViolated never fired under idle_session_timeout = 5s"; }
+echo "1: SeatwatchInvariantViolated firing $((SECONDS - started)) s after start, under idle_session_timeout = 5s"
+before=$(firing_since)
+
+# --- 2: both monitor sessions terminated ---------------------------------------
+killed=$(psql -X -At -d postgres -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = '$role'")
+[ "$killed" -ge 2 ] || fail "expected to terminate both monitor sessions, terminated $killed"
+terminated=$SECONDS
+sleep 20
+after=$(firing_since)
+[ "$before" = "$after" ] || fail "the alert did not stay firing across the terminated sessions: before [$before] after [$after]"
+window=$((SECONDS - started - 2))
+up_min=$(query "min_over_time(seatwatch_up[${window}s])")
+[ "$up_min" = "1" ] || fail "seatwatch_up was $up_min at some scrape (expected 1 throughout)"
+echo "2: still firing since the same time $((SECONDS - terminated)) s after terminating $killed sessions; min seatwatch_up over ${window}s: $up_min"
+reconnects=$(grep -c "reconnecting at once" "$work/seatwatch.log" || true)
+echo "idle-closed sessions reconnected at once: $reconnects"
+echo "session drop end-to-end: OK"

@@ -1,0 +1,119 @@
+// A connection that stops answering (a proxy that stalls with its sockets
+// open): within statement_timeout plus the watchdog's margin the lanes give
+// up, the scrape shows seatwatch_up 0 and no verdict, SIGTERM exits at once,
+// and once the path answers again the daemon recovers by itself.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include "support/daemon_process.h"
+#include "support/http_client.h"
+#include "support/scratch_db.h"
+#include "support/stall_proxy.h"
+#include "support/test_env.h"
+
+namespace seatwatch {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using testing::DaemonProcess;
+using testing::HttpGet;
+using testing::Sample;
+using testing::ScratchDatabase;
+using testing::WaitFor;
+
+constexpr const char* kOk = "seatwatch_invariant_ok{invariant=\"always_violated\"}";
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+class PollStallTest : public ::testing::Test {
+ protected:
+  PollStallTest()
+      : db_("sw_poll_stall"),
+        proxy_(testing::ScratchTcpPort()),
+        dir_(testing::MakeTempDir("seatwatch-stall")),
+        port_(testing::FreePort()) {
+    testing::WriteFile(dir_ + "/violated.sql", "SELECT 1 AS violations");
+    config_ = dir_ + "/seatwatch.toml";
+    // interval 1 s, statement_timeout 1 s: the lanes give up after 1 s + the
+    // 2 s margin of silence.
+    testing::WriteFile(
+        config_, "[database]\ndsn = \"host=127.0.0.1 port=" + std::to_string(proxy_.port()) +
+                     " user=postgres dbname=" + db_.name() +
+                     "\"\nstatement_timeout = \"1s\"\nconnect_timeout = \"2s\"\n"
+                     "reconnect_max_backoff = \"1s\"\n"
+                     "[http]\nlisten = \"127.0.0.1:" + std::to_string(port_) +
+                     "\"\n[poll]\ninterval = \"1s\"\n[locks]\ninterval = \"1s\"\n"
+                     "[[invariant]]\nname = \"always_violated\"\nsql = \"" + dir_ +
+                     "/violated.sql\"\nvalue = \"violations\"\n");
+  }
+
+  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
+  bool Healthy(const std::string& text) {
+    return Sample(text, "seatwatch_up") == 1 && Sample(text, kOk) == 0 &&
+           Sample(text, "seatwatch_check_success{check=\"locks\"}") == 1;
+  }
+  bool Honest(const std::string& text) {
+    return Sample(text, "seatwatch_up") == 0 && std::isnan(Sample(text, kOk)) &&
+           Sample(text, "seatwatch_check_success{check=\"always_violated\"}") != 1;
+  }
+
+  ScratchDatabase db_;
+  testing::StallProxy proxy_;
+  std::string dir_;
+  int port_;
+  std::string config_;
+};
+
+TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {
+  DaemonProcess daemon({"--config", config_});
+  std::string text;
+  ASSERT_TRUE(WaitFor([&] { return Healthy(text = Metrics()); }, 15s)) << text << daemon.Log();
+
+  proxy_.Stall();
+  auto stalled = Clock::now();
+  ASSERT_TRUE(WaitFor([&] { return Honest(text = Metrics()); }, 20s)) << text << daemon.Log();
+  double took = Seconds(Clock::now() - stalled);
+  std::cerr << "down and without a verdict " << took << " s after the stall\n";
+  // interval 1 s + statement_timeout 1 s + margin 2 s, and slack for a
+  // loaded machine.
+  EXPECT_LT(took, 8.0);
+  // And it stays so: no stale "ok" while the path is stalled.
+  for (int i = 0; i < 20; ++i) {
+    text = Metrics();
+    EXPECT_TRUE(Honest(text)) << text;
+    std::this_thread::sleep_for(100ms);
+  }
+
+  proxy_.Resume();
+  auto resumed = Clock::now();
+  ASSERT_TRUE(WaitFor([&] { return Healthy(text = Metrics()); }, 20s)) << text << daemon.Log();
+  std::cerr << "healthy again " << Seconds(Clock::now() - resumed) << " s after the resume\n";
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
+}
+
+TEST_F(PollStallTest, SigtermDuringAStallExitsAtOnce) {
+  DaemonProcess daemon({"--config", config_});
+  std::string text;
+  ASSERT_TRUE(WaitFor([&] { return Healthy(text = Metrics()); }, 15s)) << text << daemon.Log();
+  proxy_.Stall();
+  // Both lanes poll every second: by now at least one is blocked on the
+  // stalled path.
+  std::this_thread::sleep_for(1500ms);
+  auto sent = Clock::now();
+  int code = daemon.Stop();
+  double took = Seconds(Clock::now() - sent);
+  std::cerr << "SIGTERM to exit: " << took << " s\n";
+  EXPECT_EQ(code, 0) << daemon.Log();
+  EXPECT_LT(took, 3.0) << daemon.Log();
+}
+
+}  // namespace
+}  // namespace seatwatch
