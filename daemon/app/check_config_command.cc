@@ -35,7 +35,8 @@ int CheckConfigCommand(const config::Config& config) {
     connection = std::make_unique<pqxx::connection>(conninfo);
   } catch (const std::exception& e) {
     std::cout << "database " << db::MaskDsn(config.database.dsn)
-              << " not reachable; query columns not verified: " << e.what() << "\n";
+              << " not reachable; query columns not verified: "
+              << db::ScrubDsnSecrets(e.what(), config.database.dsn) << "\n";
     return 0;
   }
   int problems = 0;

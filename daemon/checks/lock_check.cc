@@ -32,6 +32,18 @@ bool RelationLockQueued(const locks::LockPoll& poll, std::uint32_t relation) {
   return false;
 }
 
+locks::QueryTextMode QueryTextOf(config::LocksConfig::ShowQuery show) {
+  switch (show) {
+    case config::LocksConfig::ShowQuery::kNone:
+      return locks::QueryTextMode::kNone;
+    case config::LocksConfig::ShowQuery::kRaw:
+      return locks::QueryTextMode::kRaw;
+    case config::LocksConfig::ShowQuery::kNormalized:
+      break;
+  }
+  return locks::QueryTextMode::kNormalized;
+}
+
 }  // namespace
 
 LockCheck::LockCheck(config::LocksConfig config)
@@ -53,7 +65,8 @@ locks::LockPoll LockCheck::Read(CheckContext& context) {
   // One statement: sessions, lock waits (only when someone waits), query
   // texts of the forest and the database counters.
   locks::LockPoll poll = locks::AssembleLockPoll(
-      locks::ReadLockPoll(tx, has_waitstart, config_.show_query, config_.query_max_length),
+      locks::ReadLockPoll(tx, has_waitstart, QueryTextOf(config_.show_query),
+                          config_.query_max_length),
       has_waitstart);
   poll.timestamp_seconds =
       std::chrono::duration<double>(context.now.time_since_epoch()).count();
@@ -100,6 +113,7 @@ void LockCheck::LogLongWaits(const locks::LockPoll& poll, const std::vector<int>
   for (int pid : pids) {
     int root = poll.RootOf(pid);
     const locks::SessionRow* session = poll.Session(root);
+    const locks::SessionRow* waiter = poll.Session(pid);
     auto node = poll.forest.nodes.find(root);
     int behind = node == poll.forest.nodes.end() ? 0 : node->second.blocked_total;
     std::string xact_age;
@@ -114,7 +128,10 @@ void LockCheck::LogLongWaits(const locks::LockPoll& poll, const std::vector<int>
                {"root_state", root == pid ? "" : poll.StateOf(root)},
                {"root_application", session && root != pid ? session->application_name : ""},
                {"root_xact_age_seconds", root == pid ? "" : xact_age},
-               {"waiting_behind_root", std::to_string(behind)}});
+               {"waiting_behind_root", std::to_string(behind)},
+               // As /api/locks shows them: normalized unless show_query = "raw".
+               {"query", waiter ? waiter->query.value_or("") : ""},
+               {"root_query", session && root != pid ? session->query.value_or("") : ""}});
   }
 }
 

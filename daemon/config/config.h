@@ -69,8 +69,11 @@ struct LocksConfig {
   Millis log_threshold = 5s;
   std::vector<std::string> resolve_rows;  // tables whose hot rows are named by key
   Location where;  // the [locks] table; line 0 when the file has none
-  bool show_query = true;
-  int query_max_length = 512;
+  // Other sessions' query text in /api/locks, --once and the lock wait log
+  // lines: literals replaced by placeholders, as sent, or not at all.
+  enum class ShowQuery { kNone, kNormalized, kRaw };
+  ShowQuery show_query = ShowQuery::kNormalized;
+  int query_max_length = 512;  // characters, counted after normalizing
 };
 
 struct HoldsConfig {

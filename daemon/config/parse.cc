@@ -418,7 +418,20 @@ void ParseLocks(TableReader& reader, LocksConfig& locks) {
   if (auto v = reader.Duration("interval", 100ms, kMaxInterval)) locks.interval = *v;
   if (auto v = reader.Duration("statement_timeout", 1ms, kMaxTimeout)) locks.statement_timeout = *v;
   if (auto v = reader.Duration("log_threshold", 0ms, kMaxInterval)) locks.log_threshold = *v;
-  if (auto v = reader.Bool("show_query")) locks.show_query = *v;
+  if (const toml::node* node = reader.Find("show_query")) {
+    // Booleans are the older form: false hid the text, true showed it (now normalized).
+    using ShowQuery = LocksConfig::ShowQuery;
+    std::optional<std::string> name = node->value<std::string>();
+    if (node->is_boolean()) {
+      locks.show_query = *node->value<bool>() ? ShowQuery::kNormalized : ShowQuery::kNone;
+    } else if (node->is_string() && (*name == "normalized" || *name == "raw" || *name == "none")) {
+      locks.show_query = *name == "raw"    ? ShowQuery::kRaw
+                         : *name == "none" ? ShowQuery::kNone
+                                           : ShowQuery::kNormalized;
+    } else {
+      Fail(reader.Where(*node), "locks.show_query", "must be \"normalized\", \"raw\" or \"none\"");
+    }
+  }
   if (auto v = reader.Integer("query_max_length", 0, 1 << 20)) {
     locks.query_max_length = static_cast<int>(*v);
   }

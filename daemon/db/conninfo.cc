@@ -3,7 +3,6 @@
 #include <libpq-fe.h>
 
 #include <memory>
-#include <regex>
 #include <stdexcept>
 #include <vector>
 
@@ -23,7 +22,8 @@ OptionsPtr Parse(const std::string& dsn) {
     std::string message = error ? error : "out of memory";
     if (error) PQfreemem(error);
     while (!message.empty() && message.back() == '\n') message.pop_back();
-    throw std::invalid_argument("cannot parse database DSN " + MaskDsn(dsn) + ": " + message);
+    // libpq quotes the fragment it refuses, which may be a password.
+    throw std::invalid_argument("cannot parse database DSN: " + ScrubDsnSecrets(message, dsn));
   }
   return options;
 }
@@ -99,21 +99,6 @@ std::string BuildConninfo(const std::string& dsn, const SessionSettings& setting
   if (!user_options.empty()) session_options = user_options + " " + session_options;
   out += "options=" + Quote(session_options);
   return out;
-}
-
-std::string MaskDsn(const std::string& dsn) {
-  // URI form: postgresql://user:secret@host/db
-  static const std::regex kUriPassword(R"(^([a-z]+://[^:/@]*):[^@]*@)");
-  // key=value form, quoted or not: password='se cret' / password=secret
-  static const std::regex kKeyPassword(R"((password\s*=\s*)('([^'\\]|\\.)*'|[^\s]+))");
-  // URI query parameter: ?password=secret&...
-  static const std::regex kQueryPassword(R"(([?&]password=)[^&]*)");
-  static const std::regex kUriScheme(R"(^[a-z]+://)");
-  if (std::regex_search(dsn, kUriScheme)) {
-    std::string out = std::regex_replace(dsn, kUriPassword, "$1:****@");
-    return std::regex_replace(out, kQueryPassword, "$1****");
-  }
-  return std::regex_replace(dsn, kKeyPassword, "$1****");
 }
 
 }  // namespace seatwatch::db

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <string>
 
+#include "db/dsn_mask.h"  // MaskDsn, DsnSecrets: what of a DSN may be shown
+
 namespace seatwatch::db {
 
 // What every seatwatch session sets at connect time. These go into the
@@ -26,8 +28,5 @@ inline constexpr std::chrono::milliseconds kTcpUserTimeoutMargin{10000};
 // from PG* variables. Throws std::invalid_argument with libpq's message
 // (password never included) when the DSN does not parse.
 std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings);
-
-// The DSN with any password replaced by "****", safe for logs and metrics.
-std::string MaskDsn(const std::string& dsn);
 
 }  // namespace seatwatch::db

@@ -36,6 +36,7 @@ bool IdleSessionTimeoutSupported(int server_version) { return server_version >= 
 Session::Session(std::string dsn, SessionSettings settings, std::chrono::milliseconds max_backoff)
     : conninfo_(BuildConninfo(dsn, settings)),
       masked_dsn_(MaskDsn(dsn)),
+      secrets_(dsn),
       settings_(std::move(settings)),
       backoff_(max_backoff) {}
 
@@ -76,7 +77,7 @@ pqxx::connection& Session::Connection() {
   } catch (const std::exception& e) {
     auto wait = backoff_.Next();
     next_attempt_ = Clock::now() + wait;
-    std::string message = e.what();
+    std::string message = secrets_.Scrub(e.what());
     while (!message.empty() && message.back() == '\n') message.pop_back();
     // Log the first failure and then every few, so a long outage is visible
     // without flooding the log.

@@ -52,6 +52,7 @@ class Session {
  private:
   std::string conninfo_;
   std::string masked_dsn_;
+  DsnSecrets secrets_;  // scrubs libpq's connection errors, which may quote the DSN
   SessionSettings settings_;
   Backoff backoff_;
   std::shared_ptr<pqxx::connection> connection_;

@@ -26,7 +26,8 @@ struct SessionRow {
   std::optional<double> xact_age_seconds;  // null: no open transaction
   std::optional<double> state_age_seconds;
   std::optional<std::int64_t> state_change_us;  // Unix microseconds
-  // Truncated; null when hidden (show_query = false).
+  // As [locks] show_query says (normalized by default), then cut to
+  // query_max_length; null when hidden (show_query = "none").
   std::optional<std::string> query;
 };
 

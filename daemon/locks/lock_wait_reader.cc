@@ -57,9 +57,7 @@ SELECT 'session' AS kind, a.pid, coalesce(a.backend_type, '') AS backend_type,
        date_part('epoch', clock_timestamp() - a.xact_start) AS xact_age_seconds,
        date_part('epoch', clock_timestamp() - a.state_change) AS state_age_seconds,
        (date_part('epoch', a.state_change) * 1000000)::int8 AS state_change_us,
-       CASE WHEN NOT $2::bool THEN NULL
-            WHEN $1::int > 0 THEN left(a.query, $1::int)
-            ELSE a.query END AS query,
+       CASE WHEN $1::bool THEN a.query END AS query,
        w.locktype, w.mode, w.relation, w.relation_name, w.page, w.tuple, w.target,
        w.wait_seconds, w.wait_start_us, w.blockers::text AS blockers,
        NULL::int8 AS sessions, NULL::float8 AS deadlocks, NULL::float8 AS xact_rollback
@@ -141,13 +139,13 @@ std::string LockPollSql(bool has_waitstart) {
   return sql;
 }
 
-LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart, bool show_query,
-                          int query_max_length) {
+LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart,
+                          QueryTextMode show_query, int query_max_length) {
   // Registering the same text again is a no-op; a new connection (after a
   // reconnect) prepares it on first use.
   std::string name = has_waitstart ? "lock_poll" : "lock_poll_pre14";
   tx.conn().prepare(name, LockPollSql(has_waitstart));
-  pqxx::result result = tx.exec_prepared(name, query_max_length, show_query);
+  pqxx::result result = tx.exec_prepared(name, show_query != QueryTextMode::kNone);
   LockPollRows rows;
   for (const auto& r : result) {
     std::string kind = Text(r[kKind]);
@@ -175,7 +173,9 @@ LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart, bool s
     session.xact_age_seconds = Optional<double>(r[kXactAge]);
     session.state_age_seconds = Optional<double>(r[kStateAge]);
     session.state_change_us = Optional<std::int64_t>(r[kStateChangeUs]);
-    session.query = Optional<std::string>(r[kQuery]);
+    // The only place query text enters seatwatch: every output shows it as
+    // [locks] show_query says, never more.
+    session.query = ShownQueryText(show_query, Optional<std::string>(r[kQuery]), query_max_length);
     rows.sessions.push_back(std::move(session));
     if (r[kLocktype].is_null()) continue;  // a blocker that does not wait
     LockWaitRow wait;

@@ -8,6 +8,7 @@
 #include <pqxx/transaction_base>
 
 #include "locks/lock_rows.h"
+#include "locks/query_text.h"
 
 namespace seatwatch::locks {
 
@@ -21,18 +22,21 @@ namespace seatwatch::locks {
 //  - only if some client session of the database waits on a Lock: each
 //    waiter's ungranted pg_locks row and pg_blocking_pids(), and the session
 //    of every waiter and of every blocker still in pg_stat_activity (query
-//    text only for these, or null);
+//    text only for these, and only if shown at all);
 //  - pg_stat_database's deadlocks and rollbacks.
 // The gate is a one-time filter: with nobody waiting, pg_locks and
 // pg_blocking_pids() (which takes every lock-manager partition lock) are not
-// run at all. $1: query_max_length (0: the whole text), $2: show_query.
-// `has_waitstart`: the server has pg_locks.waitstart (14+).
+// run at all. $1: whether to return query texts (whole: they are cut after
+// normalizing, see ShownQueryText). `has_waitstart`: the server has
+// pg_locks.waitstart (14+).
 std::string LockPollSql(bool has_waitstart);
 
 // Runs LockPollSql as a statement prepared on the connection (planned once,
-// not every poll) and returns its rows. Throws whatever libpqxx throws.
-LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart, bool show_query,
-                          int query_max_length);
+// not every poll) and returns its rows, each query text as `show_query` says
+// and cut to `query_max_length` characters (0: as long as the server keeps
+// it). Throws whatever libpqxx throws.
+LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart,
+                          QueryTextMode show_query, int query_max_length);
 
 // The tables among `names` that exist, as to_regclass() finds them.
 std::vector<TableRow> ResolveTables(pqxx::transaction_base& tx,

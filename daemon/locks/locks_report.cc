@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "locks/query_text.h"
+
 namespace seatwatch::locks {
 
 namespace {
@@ -20,8 +22,9 @@ std::string OneLine(std::string text) {
   for (char& c : text) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
-  if (text.size() > kQueryShown) text = text.substr(0, kQueryShown - 3) + "...";
-  return text;
+  // Cut whole characters: the text is already normalized (or raw by choice).
+  if (TruncateUtf8(text, kQueryShown).size() == text.size()) return text;
+  return TruncateUtf8(std::move(text), kQueryShown - 3) + "...";
 }
 
 std::string Who(const SessionRow& session) {

@@ -321,7 +321,7 @@ TEST_F(LockCheckTest, LockReadWithoutWaitstartFallsBackToStateChange) {
   std::this_thread::sleep_for(300ms);
   {
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(*monitor_);
-    locks::LockPollRows rows = locks::ReadLockPoll(tx, false, true, 512);
+    locks::LockPollRows rows = locks::ReadLockPoll(tx, false, locks::QueryTextMode::kRaw, 512);
     ASSERT_EQ(rows.waits.size(), 1u);
     EXPECT_FALSE(rows.waits[0].wait_seconds.has_value());
     EXPECT_EQ(rows.waits[0].blockers, std::vector<int>{holder.pid()});
@@ -337,8 +337,8 @@ TEST_F(LockCheckTest, LockReadWithoutWaitstartFallsBackToStateChange) {
   EXPECT_EQ(waiter.Finish(), "");
 }
 
-TEST_F(LockCheckTest, ShowQueryFalseHidesQueryText) {
-  config_.show_query = false;
+TEST_F(LockCheckTest, ShowQueryNoneHidesQueryText) {
+  config_.show_query = config::LocksConfig::ShowQuery::kNone;
   checks::LockCheck check(config_);
   AsyncSession holder(db_.dsn(), "holder");
   AsyncSession waiter(db_.dsn(), "waiter");

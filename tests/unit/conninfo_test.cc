@@ -2,25 +2,153 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace seatwatch::db {
 namespace {
 
+// The display is rebuilt from libpq's parse: key=value, where first, then who.
 TEST(MaskDsnTest, HidesPasswordInKeyValueForm) {
   EXPECT_EQ(MaskDsn("host=db user=mon password=hunter2 dbname=booking"),
-            "host=db user=mon password=**** dbname=booking");
-  EXPECT_EQ(MaskDsn("password='se cret' host=db"), "password=**** host=db");
-  EXPECT_EQ(MaskDsn("host=db password = hunter2"), "host=db password = ****");
+            "host=db dbname=booking user=mon password=****");
+  EXPECT_EQ(MaskDsn("password='se cret' host=db"), "host=db password=****");
+  EXPECT_EQ(MaskDsn("host=db password = hunter2"), "host=db password=****");
+  EXPECT_EQ(MaskDsn("host=db application_name='a b'"), "host=db application_name='a b'");
 }
 
 TEST(MaskDsnTest, HidesPasswordInUriForms) {
-  EXPECT_EQ(MaskDsn("postgresql://mon:hunter2@db:5432/booking"), "postgresql://mon:****@db:5432/booking");
+  EXPECT_EQ(MaskDsn("postgresql://mon:hunter2@db:5432/booking"),
+            "host=db port=5432 dbname=booking user=mon password=****");
   EXPECT_EQ(MaskDsn("postgres://db/booking?user=mon&password=hunter2&sslmode=require"),
-            "postgres://db/booking?user=mon&password=****&sslmode=require");
+            "host=db dbname=booking user=mon password=**** sslmode=require");
+  EXPECT_EQ(MaskDsn("postgresql://mon:Top/Secret@db/booking"),
+            "postgresql://mon:****@db/booking (the credentials hold an unencoded '/' or '@' that "
+            "libpq misreads: percent-encode it)");
 }
 
 TEST(MaskDsnTest, LeavesDsnWithoutPasswordAlone) {
-  EXPECT_EQ(MaskDsn("postgresql:///booking"), "postgresql:///booking");
+  EXPECT_EQ(MaskDsn("postgresql:///booking"), "dbname=booking");
   EXPECT_EQ(MaskDsn("host=/tmp dbname=booking"), "host=/tmp dbname=booking");
+  EXPECT_EQ(MaskDsn(""), "(libpq defaults)");
+}
+
+TEST(MaskDsnTest, UnparsableDsnShowsNoText) {
+  EXPECT_EQ(MaskDsn("host=db PASSWORD=hunter2"), "<unparsable DSN>");
+  EXPECT_EQ(MaskDsn("host='unterminated"), "<unparsable DSN>");
+}
+
+TEST(MaskDsnTest, SecretOptionNames) {
+  for (const char* key : {"password", "sslpassword", "PASSWORD", "oauth_client_secret", "x_token",
+                          "passphrase"}) {
+    EXPECT_TRUE(IsSecretOption(key)) << key;
+  }
+  for (const char* key : {"host", "user", "passfile", "sslkey", "sslcert", "dbname"}) {
+    EXPECT_FALSE(IsSecretOption(key)) << key;
+  }
+}
+
+// libpq's errors quote what they refuse; each is scrubbed given the DSN.
+TEST(ScrubDsnSecretsTest, RemovesEverySecretFromLibpqErrors) {
+  struct ScrubCase {
+    std::string dsn;
+    std::string message;
+    std::string scrubbed;
+  };
+  const std::vector<ScrubCase> cases = {
+      {"postgresql://mon:TopSecret/zzz_more@db/booking",
+       "invalid integer value \"TopSecret\" for connection option \"port\"",
+       "invalid integer value \"****\" for connection option \"port\""},
+      {"postgresql://mon:TopSecret/zzz_more@db/booking",
+       "database \"zzz_more@db/booking\" does not exist", "database \"****@db/booking\" does not exist"},
+      {"postgresql://mon:TopSecret@zzz_more@db/booking",
+       "could not translate host name \"zzz_more@db\" to address",
+       "could not translate host name \"****@db\" to address"},
+      {"postgresql://mon:Top%2FSecret@db/booking", "x Top/Secret Top%2FSecret y", "x **** **** y"},
+      {"postgresql://db/booking?%70assword=TopSecret_zzz&oops",
+       "missing key/value separator \"=\" in URI query parameter: \"oops\" in "
+       "postgresql://db/booking?%70assword=TopSecret_zzz&oops",
+       "missing key/value separator \"=\" in URI query parameter: \"oops\" in "
+       "postgresql://db/booking?%70assword=****&oops"},
+      {"host=db PASSWORD='Top Secret\\'s'", "PASSWORD='Top Secret\\'s' / Top Secret's",
+       "PASSWORD='****' / ****"},
+      {"host=db password=hunter2", "no secret here", "no secret here"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(ScrubDsnSecrets(c.message, c.dsn), c.scrubbed) << c.dsn;
+  }
+}
+
+TEST(ScrubDsnSecretsTest, HugeMessagesAndSecretsStayLinear) {
+  std::string secret = std::string(100 * 1024, 'x') + "y";
+  std::string message(200 * 1024, 'x');
+  message += secret;
+  std::string scrubbed = ScrubDsnSecrets(message, "host=db password='" + secret + "'");
+  EXPECT_EQ(scrubbed, std::string(200 * 1024, 'x') + "****");
+}
+
+// Each way a secret reached logs, --once or --check-config. The secret must
+// be absent and the host and database still shown.
+struct MaskCase {
+  const char* dsn;
+  const char* secret;
+  std::vector<const char*> shown;
+};
+
+TEST(MaskDsnTest, HidesEverySecretLibpqWouldUse) {
+  const std::vector<MaskCase> cases = {
+      // libpq decodes percent-encoded URI parameter names.
+      {"postgresql://db/booking?%70assword=TopSecret_zzz", "TopSecret_zzz", {"db", "booking"}},
+      {"postgresql://db/booking?pass%77ord=TopSecret_zzz&sslmode=require", "TopSecret_zzz",
+       {"db", "booking", "require"}},
+      {"postgresql://db/booking?sslpassword=TopSecret_zzz", "TopSecret_zzz", {"db", "booking"}},
+      {"host=db dbname=booking sslpassword=TopSecret_zzz", "TopSecret_zzz", {"db", "booking"}},
+      {"host=db dbname=booking sslpassword = 'Top Secret_zzz'", "Secret_zzz", {"db", "booking"}},
+      // Percent-encoded password in the URI's user part.
+      {"postgresql://mon:Top%53ecret_zzz@db/booking", "Secret_zzz", {"db", "booking", "mon"}},
+      // An unencoded '/' in the password: libpq reads "mon:TopSecret" as host
+      // and port and the rest as the database name.
+      {"postgresql://mon:TopSecret/zzz_more@db/booking", "TopSecret", {"db", "booking"}},
+      {"postgresql://mon:TopSecret/zzz_more@db/booking", "zzz_more", {"db", "booking"}},
+      // An unencoded '@' in the password: libpq takes the rest as the host.
+      {"postgresql://mon:TopSecret@zzz_more@db/booking", "zzz_more", {"db", "booking"}},
+      // Keys libpq does not know make the DSN unparsable: no DSN text at all.
+      {"host=db dbname=booking PASSWORD=TopSecret_zzz", "TopSecret_zzz", {}},
+      {"host=db dbname=booking password=TopSecret_zzz bogus", "TopSecret_zzz", {}},
+      {"postgresql://mon:TopSecret_zzz@[::1/booking", "TopSecret_zzz", {}},
+  };
+  for (const auto& c : cases) {
+    std::string masked = MaskDsn(c.dsn);
+    EXPECT_EQ(masked.find(c.secret), std::string::npos) << c.dsn << " -> " << masked;
+    for (const char* part : c.shown) {
+      EXPECT_NE(masked.find(part), std::string::npos) << c.dsn << " -> " << masked;
+    }
+  }
+}
+
+TEST(MaskDsnTest, HugeDsnDoesNotCrash) {
+  std::string secret(100 * 1024, 'x');
+  std::string masked = MaskDsn("host=db dbname=booking password='" + secret + "'");
+  EXPECT_EQ(masked.find("xxxx"), std::string::npos) << masked.substr(0, 200);
+  EXPECT_NE(masked.find("booking"), std::string::npos) << masked.substr(0, 200);
+  masked = MaskDsn("postgresql://mon:" + secret + "@db/booking?application_name=" + secret);
+  EXPECT_NE(masked.find("booking"), std::string::npos) << masked.substr(0, 200);
+  masked = MaskDsn("host=db " + std::string(100 * 1024, '\''));
+  EXPECT_FALSE(masked.empty());
+}
+
+TEST(BuildConninfoTest, ParseErrorsNeverQuoteTheSecret) {
+  for (const char* dsn : {"host=db PASSWORD=TopSecret_zzz", "host=db password=TopSecret_zzz bogus",
+                          "password = TopSecret_zzz 'x", "postgresql://mon:TopSecret_zzz@[::1/booking",
+                          "postgresql://mon:TopSecret_zzz@db/booking?x%zz=1",
+                          "postgresql://db/booking?%70assword=TopSecret_zzz&oops"}) {
+    try {
+      BuildConninfo(dsn, SessionSettings());
+      ADD_FAILURE() << "expected std::invalid_argument for " << dsn;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).find("TopSecret_zzz"), std::string::npos) << e.what();
+    }
+  }
 }
 
 SessionSettings Settings() {
