@@ -57,7 +57,9 @@ SELECT 'session' AS kind, a.pid, coalesce(a.backend_type, '') AS backend_type,
        date_part('epoch', clock_timestamp() - a.xact_start) AS xact_age_seconds,
        date_part('epoch', clock_timestamp() - a.state_change) AS state_age_seconds,
        (date_part('epoch', a.state_change) * 1000000)::int8 AS state_change_us,
-       CASE WHEN $1::bool THEN a.query END AS query,
+       CASE WHEN $1::int < 0 THEN NULL
+            WHEN $1::int > 0 THEN left(a.query, $1::int)
+            ELSE a.query END AS query,
        w.locktype, w.mode, w.relation, w.relation_name, w.page, w.tuple, w.target,
        w.wait_seconds, w.wait_start_us, w.blockers::text AS blockers,
        NULL::int8 AS sessions, NULL::float8 AS deadlocks, NULL::float8 AS xact_rollback
@@ -116,6 +118,20 @@ std::optional<T> Optional(const pqxx::field& field) {
 
 std::string Text(const pqxx::field& field) { return field.is_null() ? "" : field.c_str(); }
 
+// How much of each query text the server sends ($1): -1 none, 0 all. Raw
+// text is cut there to the limit; text to normalize gets more, since its
+// literals shrink to $n, but a bound all the same: track_activity_query_size
+// may be up to 1 MB per session. The prefix the server cuts is lexed like the
+// prefix pg_stat_activity keeps: whatever it cuts open is hidden.
+constexpr int kNormalizeReadFactor = 8;
+
+int ServerCut(QueryTextMode show_query, int query_max_length) {
+  if (show_query == QueryTextMode::kNone) return -1;
+  if (show_query == QueryTextMode::kRaw || query_max_length <= 0) return query_max_length;
+  long long cut = static_cast<long long>(query_max_length) * kNormalizeReadFactor;
+  return cut > (1 << 20) ? (1 << 20) : static_cast<int>(cut);
+}
+
 }  // namespace
 
 std::vector<int> ParseIntArray(const std::string& text) {
@@ -145,7 +161,7 @@ LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart,
   // reconnect) prepares it on first use.
   std::string name = has_waitstart ? "lock_poll" : "lock_poll_pre14";
   tx.conn().prepare(name, LockPollSql(has_waitstart));
-  pqxx::result result = tx.exec_prepared(name, show_query != QueryTextMode::kNone);
+  pqxx::result result = tx.exec_prepared(name, ServerCut(show_query, query_max_length));
   LockPollRows rows;
   for (const auto& r : result) {
     std::string kind = Text(r[kKind]);

@@ -26,9 +26,9 @@ namespace seatwatch::locks {
 //  - pg_stat_database's deadlocks and rollbacks.
 // The gate is a one-time filter: with nobody waiting, pg_locks and
 // pg_blocking_pids() (which takes every lock-manager partition lock) are not
-// run at all. $1: whether to return query texts (whole: they are cut after
-// normalizing, see ShownQueryText). `has_waitstart`: the server has
-// pg_locks.waitstart (14+).
+// run at all. $1: characters of each query text to return (-1: none, 0:
+// all); texts to normalize are read longer and cut after normalizing (see
+// ShownQueryText). `has_waitstart`: the server has pg_locks.waitstart (14+).
 std::string LockPollSql(bool has_waitstart);
 
 // Runs LockPollSql as a statement prepared on the connection (planned once,

@@ -92,12 +92,12 @@ class LockQueryTextTest : public ::testing::Test {
 
   // The holder changes the role's password and stays in its transaction; the
   // waiter's ALTER ROLE then waits for the holder's transaction.
-  void BlockAlterRole() {
+  void BlockAlterRole(const std::string& secret = kSecret) {
     holder_ = std::make_unique<Session>(db_.dsn(), "holder");
     waiter_ = std::make_unique<Session>(db_.dsn(), "waiter");
     ASSERT_TRUE(holder_->Run(std::string("BEGIN; ALTER ROLE ") + kRole + " PASSWORD '" +
                              kHolderSecret + "'"));
-    waiter_->Send(std::string("ALTER ROLE ") + kRole + " PASSWORD '" + kSecret + "'");
+    waiter_->Send(std::string("ALTER ROLE ") + kRole + " PASSWORD '" + secret + "'");
     ASSERT_TRUE(WaitFor([&] { return Waiting() == 1; }, 10s)) << Waiting();
   }
 
@@ -181,6 +181,20 @@ TEST_F(LockQueryTextTest, CutsAfterNormalizing) {
   const std::string& json = output.documents.at("locks");
   EXPECT_NE(json.find("\"query\":\"ALTER ROLE sw_filler PASSWORD $1\""), std::string::npos) << json;
   EXPECT_EQ(json.find("TopSec"), std::string::npos) << json;
+  Release();
+}
+
+// The server sends a bounded prefix of each text to normalize (eight times
+// the limit): a literal it cuts open is still hidden.
+TEST_F(LockQueryTextTest, LiteralCutOpenByTheServerIsHidden) {
+  config_.query_max_length = 40;
+  checks::LockCheck check(config_);
+  BlockAlterRole(kSecret + std::string(2000, 'z'));
+  checks::CheckOutput output = Poll(check);
+  const std::string& json = output.documents.at("locks");
+  EXPECT_NE(json.find("\"query\":\"ALTER ROLE sw_filler PASSWORD $1\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("TopSec"), std::string::npos) << json;
+  EXPECT_EQ(json.find("zzz"), std::string::npos) << json;
   Release();
 }
 
