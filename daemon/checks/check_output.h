@@ -22,6 +22,7 @@ struct DetailRows {
   std::vector<std::string> columns;
   std::vector<std::vector<std::optional<std::string>>> rows;
   std::string error;  // set when the detail query itself failed
+  bool truncated = false;  // values cut or rows dropped by the detail limits
 };
 
 struct InvariantResult {

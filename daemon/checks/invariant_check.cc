@@ -6,6 +6,7 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
+#include "checks/detail_limits.h"
 #include "checks/detail_parameters.h"
 #include "checks/query_entry.h"
 #include "db/savepoint.h"
@@ -69,6 +70,7 @@ DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string&
     detail.error = e.what();
     log::Warn("detail query failed", {{"check", entry_.name}, {"error", e.what()}});
   }
+  ApplyDetailLimits(detail);
   return detail;
 }
 

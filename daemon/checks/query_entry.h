@@ -23,8 +23,13 @@ struct BoundRows {
   metrics::ColumnBinding binding;
 };
 
+// The entry's SQL as it runs: `SELECT * FROM (sql) AS seatwatch_rows LIMIT
+// max_rows + 1`.
+std::string RowLimitedSql(const config::QueryConfig& entry);
+
 // Runs the entry's SQL through the poll's query cache and binds its columns.
-// Throws EntryMismatch for a missing column, and whatever the query threw.
+// Throws db::DataError (too_many_rows) for more than max_rows rows,
+// EntryMismatch for a missing column, and whatever the query threw.
 BoundRows FetchEntryRows(CheckContext& context, const config::QueryConfig& entry);
 
 // The same against a zero-row wrapper, for --check-config: proves the SQL

@@ -50,6 +50,9 @@ struct QueryConfig {
   std::string value;
   std::vector<std::string> params;
   std::optional<Millis> interval;
+  // Rows the query may return, all of them (also rows of other entries that
+  // share the query); one more fails the check with too_many_rows.
+  int max_rows = 100000;
   // Invariants only. Empty invariant_column: the entry is one invariant named
   // `name`. Otherwise each row names one of `invariants` in that column.
   std::string invariant_column;

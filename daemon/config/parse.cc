@@ -280,7 +280,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
   query.where = reader.TableWhere();
   const std::vector<std::string> kKeys = {"name",   "sql",    "help",     "labels",
                                           "value",  "params", "interval", "invariant_column",
-                                          "invariants", "detail_sql"};
+                                          "invariants", "detail_sql", "max_rows"};
   for (const auto& key : kKeys) {
     if (const toml::node* node = reader.Find(key)) query.keys[key] = reader.Where(*node);
   }
@@ -307,6 +307,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
   if (auto labels = reader.StringArray("labels")) query.labels = std::move(*labels);
   if (auto params = reader.ScalarArray("params")) query.params = std::move(*params);
   query.interval = reader.Duration("interval", 100ms, kMaxInterval);
+  if (auto v = reader.Integer("max_rows", 1, 10000000)) query.max_rows = static_cast<int>(*v);
 
   std::set<std::string> seen_labels;
   for (const auto& label : query.labels) {

@@ -10,6 +10,9 @@ const char* ReasonLabel(FailureReason reason) {
     case FailureReason::kLockTimeout: return "lock_timeout";
     case FailureReason::kConnection: return "connection";
     case FailureReason::kSql: return "sql";
+    case FailureReason::kTooManyRows: return "too_many_rows";
+    case FailureReason::kDuplicateSeries: return "duplicate_series";
+    case FailureReason::kBadValue: return "bad_value";
   }
   return "sql";
 }
@@ -26,6 +29,7 @@ FailureReason ClassifySqlState(const std::string& sqlstate) {
 }
 
 FailureReason ClassifyException(const std::exception& error) {
+  if (const auto* data = dynamic_cast<const DataError*>(&error)) return data->reason();
   if (dynamic_cast<const pqxx::broken_connection*>(&error)) return FailureReason::kConnection;
   if (dynamic_cast<const pqxx::in_doubt_error*>(&error)) return FailureReason::kConnection;
   if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error)) {

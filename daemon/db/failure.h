@@ -1,21 +1,52 @@
 #pragma once
 
+#include <array>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 namespace seatwatch::db {
 
 // Why a check or a batch failed; the label values of *_errors_total.
-enum class FailureReason { kTimeout, kLockTimeout, kConnection, kSql };
+enum class FailureReason {
+  kTimeout,
+  kLockTimeout,
+  kConnection,
+  kSql,
+  kTooManyRows,      // the query returned more rows than the entry's max_rows
+  kDuplicateSeries,  // two rows of one family with the same label set
+  kBadValue,         // a value that is not a number, or not a count where one is needed
+};
+
+// Every reason, in label order of the docs: the one list that counters are
+// initialised from, so a new reason cannot be forgotten there.
+inline constexpr std::array<FailureReason, 7> kAllFailureReasons = {
+    FailureReason::kTimeout,     FailureReason::kLockTimeout,     FailureReason::kConnection,
+    FailureReason::kSql,         FailureReason::kTooManyRows,     FailureReason::kDuplicateSeries,
+    FailureReason::kBadValue,
+};
 
 const char* ReasonLabel(FailureReason reason);
+
+// The data a query returned cannot be exported as it is (too many rows, a
+// duplicate series, a value that is not a number). Carries its reason, so
+// the poller counts it under that reason rather than as "sql".
+class DataError : public std::runtime_error {
+ public:
+  DataError(FailureReason reason, const std::string& message)
+      : std::runtime_error(message), reason_(reason) {}
+  FailureReason reason() const { return reason_; }
+
+ private:
+  FailureReason reason_;
+};
 
 // SQLSTATE to reason. libpqxx 6.4 has no classes for 57014 or 55P03, so the
 // code is the only reliable signal.
 FailureReason ClassifySqlState(const std::string& sqlstate);
 
 // Classifies whatever a check threw: broken connections, SQL errors by
-// SQLSTATE, anything else as "sql".
+// SQLSTATE, a DataError by its reason, anything else as "sql".
 FailureReason ClassifyException(const std::exception& error);
 
 }  // namespace seatwatch::db

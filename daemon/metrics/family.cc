@@ -2,6 +2,9 @@
 
 #include <limits>
 
+#include "metrics/exposition_escape.h"
+#include "util/utf8.h"
+
 namespace seatwatch::metrics {
 
 namespace {
@@ -9,9 +12,19 @@ namespace {
 prometheus::MetricFamily Family(std::string name, std::string help, prometheus::MetricType type) {
   prometheus::MetricFamily family;
   family.name = std::move(name);
-  family.help = std::move(help);
+  // prometheus-cpp writes the help as it is.
+  family.help = EscapedHelp(help);
   family.type = type;
   return family;
+}
+
+// prometheus-cpp escapes backslash, quote and newline in label values, but
+// passes any other byte, and one that is not UTF-8 fails the whole scrape.
+Labels Valid(Labels labels) {
+  for (auto& label : labels) {
+    if (!util::IsValidUtf8(label.value)) label.value = util::ValidUtf8(label.value);
+  }
+  return labels;
 }
 
 }  // namespace
@@ -30,14 +43,14 @@ prometheus::MetricFamily HistogramFamily(std::string name, std::string help) {
 
 void AddGauge(prometheus::MetricFamily& family, Labels labels, double value) {
   prometheus::ClientMetric sample;
-  sample.label = std::move(labels);
+  sample.label = Valid(std::move(labels));
   sample.gauge.value = value;
   family.metric.push_back(std::move(sample));
 }
 
 void AddCounter(prometheus::MetricFamily& family, Labels labels, double value) {
   prometheus::ClientMetric sample;
-  sample.label = std::move(labels);
+  sample.label = Valid(std::move(labels));
   sample.counter.value = value;
   family.metric.push_back(std::move(sample));
 }
@@ -61,7 +74,7 @@ void HistogramData::Observe(double value) {
 
 void HistogramData::AddTo(prometheus::MetricFamily& family, Labels labels) const {
   prometheus::ClientMetric sample;
-  sample.label = std::move(labels);
+  sample.label = Valid(std::move(labels));
   std::uint64_t cumulative = 0;
   for (size_t i = 0; i < bounds_.size(); ++i) {
     cumulative += counts_[i];

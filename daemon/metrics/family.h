@@ -11,7 +11,9 @@ namespace seatwatch::metrics {
 using Labels = std::vector<prometheus::ClientMetric::Label>;
 
 // Small constructors for hand-built families; every check uses these so the
-// types and help texts are set in one way.
+// types and help texts are set in one way. The help is stored escaped for
+// the text format (prometheus-cpp writes it as it is), and label values are
+// made valid UTF-8.
 prometheus::MetricFamily GaugeFamily(std::string name, std::string help);
 prometheus::MetricFamily CounterFamily(std::string name, std::string help);
 prometheus::MetricFamily HistogramFamily(std::string name, std::string help);

@@ -4,20 +4,12 @@
 #include <cstdio>
 #include <limits>
 
+#include "metrics/exposition_escape.h"
+#include "metrics/series_guard.h"
+
 namespace seatwatch::metrics {
 
 namespace {
-
-void AppendEscaped(std::string& out, const std::string& value) {
-  for (char c : value) {
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
-}
 
 // As prometheus-cpp's text serializer writes a value.
 void AppendValue(std::string& out, double value) {
@@ -38,12 +30,19 @@ void AppendValue(std::string& out, double value) {
 std::string RowsToGaugeText(const std::string& name, const std::string& help,
                             const db::Rows& rows, const ColumnBinding& binding) {
   std::string out;
-  for (const auto& row : rows.values) {
+  DuplicateSeriesGuard guard(name, rows, binding);
+  for (size_t r = 0; r < rows.values.size(); ++r) {
+    const auto& row = rows.values[r];
     const auto& cell = row[binding.value_index];
     if (!cell) continue;
-    double value = ParseNumber(*cell);
+    double value = ParseValue(*cell, binding);
+    guard.Add(r);
     if (out.empty()) {
-      if (!help.empty()) out += "# HELP " + name + " " + help + "\n";
+      if (!help.empty()) {
+        out += "# HELP " + name + " ";
+        AppendEscapedHelp(out, help);
+        out += "\n";
+      }
       out += "# TYPE " + name + " gauge\n";
     }
     out += name;
@@ -54,7 +53,7 @@ std::string RowsToGaugeText(const std::string& name, const std::string& help,
         out += binding.label_names[i];
         out += "=\"";
         const auto& label = row[binding.label_indexes[i]];
-        if (label) AppendEscaped(out, *label);
+        if (label) AppendEscapedLabelValue(out, *label);
         out += '"';
       }
       out += '}';

@@ -14,8 +14,10 @@ namespace seatwatch::metrics {
 // per row, labels in the order of `binding`; a row whose value is NULL is
 // not this entry's (that is how one query feeds several entries) and is
 // skipped; a NULL label value is empty. Byte for byte the text prometheus-
-// cpp's serializer writes for such a family; no text at all when no row has
-// a value. Throws std::invalid_argument for a value that is not a number.
+// cpp's serializer writes for such a family (whose help was escaped as
+// GaugeFamily does, and whose label values are UTF-8); no text at all when
+// no row has a value. Throws db::DataError: bad_value for a value that is
+// not a number, duplicate_series for two rows with one label set.
 std::string RowsToGaugeText(const std::string& name, const std::string& help,
                             const db::Rows& rows, const ColumnBinding& binding);
 

@@ -25,6 +25,7 @@ class MissingColumn : public std::runtime_error {
 struct ColumnBinding {
   std::vector<std::string> label_names;
   std::vector<int> label_indexes;
+  std::string value_name;
   int value_index = -1;
   int invariant_index = -1;
 };
@@ -33,14 +34,25 @@ struct ColumnBinding {
 ColumnBinding BindColumns(const db::Rows& rows, const std::vector<std::string>& labels,
                           const std::string& value, const std::string& invariant_column);
 
-// Numeric text from PostgreSQL ("42", "1.5", "NaN", "Infinity", "t"/"f") to
-// double. Throws std::invalid_argument for anything else.
+// Numeric text as PostgreSQL writes it to double, strictly: an integer,
+// numeric or float ("42", "-1.5", "123.4500", "1e+20"), "NaN", "Infinity",
+// "-Infinity", or a boolean ("t"/"f", or "true"/"false" as boolean::text).
+// Throws std::invalid_argument for anything else (blanks, hex, "inf", ""
+// ...) and for a value a double cannot hold ("1e-400", "1e400"), which
+// strtod alone would turn into 0 or infinity.
 double ParseNumber(const std::string& text);
+
+// ParseNumber for a cell of the binding's value column; throws
+// db::DataError (bad_value) naming the column.
+double ParseValue(const std::string& text, const ColumnBinding& binding);
 
 // Rows grouped by invariant. With no invariant column every row belongs to
 // `invariants[0]`. A row naming an invariant not in the list throws: the
 // list bounds the series this entry may create. Rows with a NULL value or a
-// NULL invariant are skipped; every listed invariant gets an entry.
+// NULL invariant are skipped; every listed invariant gets an entry. Throws
+// db::DataError: bad_value for a value that is not a count of offending
+// rows (not a number, NaN, negative, infinite), duplicate_series for two
+// rows of one invariant with the same labels (NULL and '' are both empty).
 std::map<std::string, std::vector<checks::Violation>> RowsToViolations(
     const db::Rows& rows, const ColumnBinding& binding, const std::vector<std::string>& invariants);
 

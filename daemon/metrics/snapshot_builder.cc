@@ -6,6 +6,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "metrics/family.h"
+#include "metrics/json_cap.h"
 #include "util/json_writer.h"
 
 namespace seatwatch::metrics {
@@ -37,7 +38,9 @@ void AddCheckFamilies(const PollState& state, std::vector<prometheus::MetricFami
                               "Wall time of the check's last run, in seconds.");
   auto errors = CounterFamily("seatwatch_check_errors_total",
                               "Failed check runs by reason: timeout (statement_timeout), "
-                              "lock_timeout, connection, sql.");
+                              "lock_timeout, connection, sql, too_many_rows (over max_rows), "
+                              "duplicate_series (two rows, one label set), bad_value (not a "
+                              "number, or not a count).");
   auto last_success = GaugeFamily("seatwatch_check_last_success_timestamp_seconds",
                                   "Unix time of the check's last successful run (0: never).");
   auto interval = GaugeFamily("seatwatch_check_interval_seconds",
@@ -107,8 +110,14 @@ void WriteDetail(util::JsonWriter& json, const checks::DetailRows& detail) {
   }
   json.EndArray();
   if (!detail.error.empty()) json.Key("error").String(detail.error);
+  if (detail.truncated) json.Key("truncated").Bool(true);
   json.EndObject();
 }
+
+// /api/invariants stays within kApiMaxBytes and still names every
+// invariant: violation rows and details are written only while the
+// document is below this, leaving room for the other invariants' status.
+constexpr size_t kInvariantsRowsBudget = kApiMaxBytes - (512 << 10);
 
 }  // namespace
 
@@ -135,6 +144,7 @@ std::string InvariantsJson(const PollState& state) {
   json.Key("database_up").Bool(state.database_up);
   json.Key("last_poll_timestamp_seconds").Number(state.last_poll_unix);
   json.Key("invariants").BeginArray();
+  bool truncated = false;
   for (const auto& check : state.checks) {
     if (check.invariants.empty()) continue;
     for (const auto& name : check.invariants) {
@@ -161,7 +171,10 @@ std::string InvariantsJson(const PollState& state) {
       }
       json.Key("violations_total").Number(result->total());
       json.Key("violations").BeginArray();
+      size_t written = 0;
       for (const auto& violation : result->violations) {
+        if (json.str().size() > kInvariantsRowsBudget) break;
+        ++written;
         json.BeginObject();
         json.Key("labels").BeginObject();
         for (const auto& label : violation.labels) json.Key(label.name).String(label.value);
@@ -170,7 +183,15 @@ std::string InvariantsJson(const PollState& state) {
         json.EndObject();
       }
       json.EndArray();
-      if (result->detail) {
+      if (written < result->violations.size()) {
+        json.Key("violations_omitted")
+            .Int(static_cast<std::int64_t>(result->violations.size() - written));
+        truncated = true;
+      }
+      if (result->detail && json.str().size() > kInvariantsRowsBudget) {
+        json.Key("detail_omitted").Bool(true);
+        truncated = true;
+      } else if (result->detail) {
         json.Key("detail");
         WriteDetail(json, *result->detail);
       }
@@ -178,8 +199,10 @@ std::string InvariantsJson(const PollState& state) {
     }
   }
   json.EndArray();
+  if (truncated) json.Key("truncated").Bool(true);
   json.EndObject();
-  return json.str();
+  // Names, helps and errors are not budgeted: the cap itself is the backstop.
+  return CapJson(json.str());
 }
 
 Snapshot BuildSnapshot(const PollState& state) {
@@ -192,7 +215,9 @@ Snapshot BuildSnapshot(const PollState& state) {
   snapshot.invariants_json = InvariantsJson(state);
   for (const auto& check : state.checks) {
     if (!check.output) continue;
-    for (const auto& [name, document] : check.output->documents) snapshot.documents[name] = document;
+    for (const auto& [name, document] : check.output->documents) {
+      snapshot.documents[name] = CapJson(document);
+    }
   }
   snapshot.database_up = state.database_up;
   snapshot.last_poll_unix = state.last_poll_unix;

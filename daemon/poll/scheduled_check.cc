@@ -6,10 +6,7 @@
 namespace seatwatch::poll {
 
 void InitErrorCounters(metrics::CheckStatus& status) {
-  for (auto reason : {db::FailureReason::kTimeout, db::FailureReason::kLockTimeout,
-                      db::FailureReason::kConnection, db::FailureReason::kSql}) {
-    status.errors.emplace(db::ReasonLabel(reason), 0);
-  }
+  for (auto reason : db::kAllFailureReasons) status.errors.emplace(db::ReasonLabel(reason), 0);
 }
 
 void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double duration_seconds,

@@ -4,6 +4,9 @@
 #include <iomanip>
 #include <sstream>
 
+#include "report/terminal_text.h"
+#include "util/utf8.h"
+
 namespace seatwatch::report {
 
 namespace {
@@ -12,7 +15,7 @@ std::string FormatLabels(const std::vector<checks::Label>& labels) {
   std::string out;
   for (const auto& label : labels) {
     if (!out.empty()) out += " ";
-    out += label.name + "=" + label.value;
+    out += label.name + "=" + TerminalSafe(label.value);
   }
   return out.empty() ? "(no labels)" : out;
 }
@@ -25,8 +28,12 @@ std::string FormatValue(double value) {
 
 void WriteTable(std::ostringstream& out, const checks::DetailRows& detail, const std::string& indent) {
   std::vector<size_t> widths;
-  for (const auto& column : detail.columns) widths.push_back(column.size());
-  auto cell = [](const std::optional<std::string>& value) { return value.value_or("NULL"); };
+  std::vector<std::string> columns;
+  for (const auto& column : detail.columns) columns.push_back(TerminalSafe(column));
+  for (const auto& column : columns) widths.push_back(column.size());
+  auto cell = [](const std::optional<std::string>& value) {
+    return value ? TerminalSafe(*value) : std::string("NULL");
+  };
   for (const auto& row : detail.rows) {
     for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
       widths[i] = std::max(widths[i], std::min<size_t>(cell(row[i]).size(), 40));
@@ -35,12 +42,14 @@ void WriteTable(std::ostringstream& out, const checks::DetailRows& detail, const
   auto line = [&](const std::vector<std::string>& values) {
     out << indent;
     for (size_t i = 0; i < values.size() && i < widths.size(); ++i) {
-      std::string value = values[i].size() > 40 ? values[i].substr(0, 37) + "..." : values[i];
+      std::string value = values[i].size() > 40
+                              ? values[i].substr(0, util::Utf8Prefix(values[i], 37)) + "..."
+                              : values[i];
       out << (i ? " | " : "") << std::left << std::setw(static_cast<int>(widths[i])) << value;
     }
     out << "\n";
   };
-  line(detail.columns);
+  line(columns);
   for (const auto& row : detail.rows) {
     std::vector<std::string> values;
     for (const auto& value : row) values.push_back(cell(value));
@@ -94,7 +103,7 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::string&
       }
       if (!result) {
         out << "  UNKNOWN   " << name << "  (check " << check.name << " failed: "
-            << check.last_reason << ": " << check.last_error << ")\n";
+            << check.last_reason << ": " << TerminalSafe(check.last_error) << ")\n";
         continue;
       }
       if (result->ok()) {
@@ -103,7 +112,7 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::string&
       }
       out << "  VIOLATED  " << name << "  (" << result->violations.size() << " rows, total "
           << FormatValue(result->total()) << ")";
-      if (!result->help.empty()) out << "  " << result->help;
+      if (!result->help.empty()) out << "  " << TerminalSafe(result->help);
       out << "\n";
       for (const auto& violation : result->violations) {
         out << "            " << FormatLabels(violation.labels) << "  "
@@ -111,9 +120,11 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::string&
       }
       if (result->detail) {
         if (!result->detail->error.empty()) {
-          out << "            detail query failed: " << result->detail->error << "\n";
+          out << "            detail query failed: " << TerminalSafe(result->detail->error)
+              << "\n";
         } else {
-          out << "            first offending rows:\n";
+          out << "            first offending rows"
+              << (result->detail->truncated ? " (long values and rows cut)" : "") << ":\n";
           WriteTable(out, *result->detail, "              ");
         }
       }
@@ -132,13 +143,16 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::string&
     if (check.has_run && !check.success) {
       if (!any_failed) out << "\nFAILED CHECKS\n";
       any_failed = true;
-      out << "  " << check.name << ": " << check.last_reason << ": " << check.last_error << "\n";
+      out << "  " << check.name << ": " << check.last_reason << ": "
+          << TerminalSafe(check.last_error) << "\n";
     }
   }
   for (const auto& check : state.checks) {
     if (check.output && !check.output->report.empty()) out << "\n" << check.output->report;
   }
-  return out.str();
+  // Whatever else came from the database (sample lines, query texts in the
+  // lock forest) is escaped here; what is escaped already is left as it is.
+  return TerminalSafeLines(out.str());
 }
 
 int OnceExitCode(const metrics::PollState& state) {

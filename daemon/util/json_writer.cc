@@ -4,13 +4,28 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "util/utf8.h"
+
 namespace seatwatch::util {
 
 std::string JsonEscape(std::string_view value) {
   std::string out;
   out.reserve(value.size() + 2);
-  for (char c : value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    char c = value[i];
     auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80) {
+      // JSON is UTF-8: a byte that is not (a SQL_ASCII database passes any)
+      // becomes U+FFFD rather than an invalid document.
+      size_t length = Utf8SequenceLength(value, i);
+      if (length == 0) {
+        out.append("\xef\xbf\xbd");
+      } else {
+        out.append(value.substr(i, length));
+        i += length - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out.append("\\\""); break;
       case '\\': out.append("\\\\"); break;

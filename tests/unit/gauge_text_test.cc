@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "metrics/family.h"
 #include "metrics/snapshot_builder.h"
+#include "support/test_env.h"
 
 namespace seatwatch::metrics {
 namespace {
@@ -81,7 +83,65 @@ TEST(GaugeTextTest, NothingWhenNoRowHasAValue) {
 TEST(GaugeTextTest, ANonNumberThrows) {
   auto rows = MakeRows({"n"}, {{"twelve"}});
   auto binding = BindColumns(rows, {}, "n", "");
-  EXPECT_THROW(RowsToGaugeText("seatwatch_n", "", rows, binding), std::invalid_argument);
+  EXPECT_THROW(RowsToGaugeText("seatwatch_n", "", rows, binding), std::exception);
+}
+
+// promtool's verdict on an exposition: its exit status and what it said.
+int Promtool(const std::string& text, std::string* output) {
+  std::string dir = testing::MakeTempDir("seatwatch-expo");
+  testing::WriteFile(dir + "/metrics.txt", text);
+  return testing::RunCommand("promtool check metrics < " + dir + "/metrics.txt", output);
+}
+
+// A help written over several lines in the config would end the HELP
+// comment at its first newline and make the rest a malformed sample line:
+// Prometheus then rejects the whole scrape, every check's series with it.
+TEST(GaugeTextTest, HelpIsEscapedAsTheTextFormatRequires) {
+  auto rows = MakeRows({"n"}, {{"1"}});
+  auto binding = BindColumns(rows, {}, "n", "");
+  std::string text = RowsToGaugeText("seatwatch_n", "Seats sold.\nOne per row, C:\\temp\\ \"quoted\"", rows, binding);
+  EXPECT_EQ(text,
+            "# HELP seatwatch_n Seats sold.\\nOne per row, C:\\\\temp\\\\ \"quoted\"\n"
+            "# TYPE seatwatch_n gauge\nseatwatch_n 1\n");
+  std::string output;
+  EXPECT_EQ(Promtool(text, &output), 0) << output << text;
+
+  // Families built by hand go through the same escaping.
+  auto family = GaugeFamily("seatwatch_sample", "first line\nsecond \\ line");
+  AddGauge(family, {{"k", "v"}}, 2);
+  std::string rendered = RenderText({family});
+  EXPECT_NE(rendered.find("# HELP seatwatch_sample first line\\nsecond \\\\ line\n"),
+            std::string::npos)
+      << rendered;
+  EXPECT_EQ(Promtool(rendered, &output), 0) << output << rendered;
+}
+
+// Label values straight from the database: quotes, backslashes, newlines,
+// control characters and bytes that are not UTF-8 (a SQL_ASCII database
+// passes any byte through). Prometheus refuses a scrape with a label value
+// that is not UTF-8, so such bytes are replaced by U+FFFD.
+TEST(GaugeTextTest, HostileLabelValuesGiveAValidExposition) {
+  auto rows = MakeRows({"k", "n"}, {{"line\nbreak", "1"},
+                                    {"quote\" and \\ backslash", "2"},
+                                    {"ctl \x01\x07\x1b[31mred\r\t\x7f", "3"},
+                                    {"bad \xff\xfe utf8 \xc3\x28 \xe2\x82", "4"},
+                                    {"fine \xc3\xa9\xe2\x82\xac\xf0\x9f\x8e\xab", "5"},
+                                    {"overlong \xc0\xaf surrogate \xed\xa0\x80", "6"}});
+  auto binding = BindColumns(rows, {"k"}, "n", "");
+  std::string text = RowsToGaugeText("seatwatch_n", "Hostile labels.", rows, binding);
+  std::string output;
+  EXPECT_EQ(Promtool(text, &output), 0) << output << text;
+  EXPECT_NE(text.find("seatwatch_n{k=\"line\\nbreak\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("seatwatch_n{k=\"quote\\\" and \\\\ backslash\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("seatwatch_n{k=\"bad \xef\xbf\xbd\xef\xbf\xbd utf8 \xef\xbf\xbd( "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fine \xc3\xa9\xe2\x82\xac\xf0\x9f\x8e\xab\""), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("\xc0"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\xed\xa0"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -57,5 +57,61 @@ TEST(OnceReportTest, ShowsViolationsDetailAndFailures) {
   EXPECT_NE(text.find("FAILED CHECKS"), std::string::npos) << text;
 }
 
+// Every byte of the report that came from the database is printed so that
+// it cannot drive the terminal (an ESC sequence can retitle the window,
+// hide text or forge a line): control characters and bytes that are not
+// UTF-8 are shown as \xNN, newlines and tabs as \n and \t.
+TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
+  metrics::PollState state;
+  state.database_up = true;
+  auto violated = Check("b", true);
+  checks::CheckOutput output = *violated.output;
+  output.invariants[0].violations[0].labels[0].value = "3\x1b]0;pwned\x07";
+  output.invariants[0].help = "two\nlines";
+  output.invariants[0].detail->columns = {"seat\x1b[2J"};
+  output.invariants[0].detail->rows = {{std::string("A\r\n  OK  x\x9b\xc2\x9b\xff\t")}};
+  output.report = "LOCKS\n  1 query=\x1b[31mred\n";
+  violated.output = std::make_shared<const checks::CheckOutput>(output);
+  metrics::CheckStatus metric;
+  metric.name = "m";
+  metric.has_run = true;
+  metric.success = true;
+  metric.output = std::make_shared<const checks::CheckOutput>();
+  metric.rendered = std::make_shared<const std::string>(
+      "# HELP seatwatch_m Rows.\n# TYPE seatwatch_m gauge\nseatwatch_m{k=\"\x1b[5mblink\"} 1\n");
+  auto failing = Check("c", false);
+  failing.success = false;
+  failing.output.reset();
+  failing.last_reason = "sql";
+  failing.last_error = "relation \"x\x1b[8m\" does not exist\nLINE 1: ...";
+  state.checks = {violated, metric, failing};
+  std::string text = FormatOnceReport(state, "host=db");
+  for (unsigned char c : text) {
+    EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << "byte " << int(c) << " in\n" << text;
+  }
+  EXPECT_NE(text.find("event_id=3\\x1b]0;pwned\\x07  4"), std::string::npos) << text;
+  EXPECT_NE(text.find("two\\nlines"), std::string::npos) << text;
+  EXPECT_NE(text.find("seat\\x1b[2J"), std::string::npos) << text;
+  EXPECT_NE(text.find("A\\r\\n  OK  x\\x9b\\xc2\\x9b\\xff\\t"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n  OK  x"), std::string::npos) << text;
+  EXPECT_NE(text.find("seatwatch_m{k=\"\\x1b[5mblink\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("relation \"x\\x1b[8m\" does not exist\\nLINE 1"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("query=\\x1b[31mred\n"), std::string::npos) << text;
+}
+
+// Printable UTF-8 (an accented name, a euro sign) is shown as it is.
+TEST(OnceReportTest, PrintableUtf8IsKept) {
+  metrics::PollState state;
+  state.database_up = true;
+  auto violated = Check("b", true);
+  checks::CheckOutput output = *violated.output;
+  output.invariants[0].violations[0].labels[0].value = "Z\xc3\xbcrich \xe2\x82\xac";
+  violated.output = std::make_shared<const checks::CheckOutput>(output);
+  state.checks = {violated};
+  std::string text = FormatOnceReport(state, "host=db");
+  EXPECT_NE(text.find("event_id=Z\xc3\xbcrich \xe2\x82\xac  4"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace seatwatch::report

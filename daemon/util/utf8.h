@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace seatwatch::util {
+
+// The length of the well-formed UTF-8 sequence that starts at text[i]
+// (1 to 4), or 0 if the bytes there are not one (a stray continuation byte,
+// an overlong form, a surrogate, a sequence cut short, beyond U+10FFFF).
+size_t Utf8SequenceLength(std::string_view text, size_t i);
+
+bool IsValidUtf8(std::string_view text);
+
+// Appends `text` with every ill-formed byte replaced by U+FFFD. Prometheus
+// refuses a whole scrape with a label value that is not UTF-8, and a JSON
+// document with such bytes is not JSON; a database in SQL_ASCII passes any
+// byte through.
+void AppendValidUtf8(std::string& out, std::string_view text);
+std::string ValidUtf8(std::string_view text);
+
+// The longest prefix of `text` of at most `max_bytes` that does not end in
+// the middle of a character, for cutting text to a size.
+size_t Utf8Prefix(std::string_view text, size_t max_bytes);
+
+}  // namespace seatwatch::util
