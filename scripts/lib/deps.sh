@@ -10,10 +10,25 @@ SEATWATCH_PACKAGES=(
   prometheus
 )
 
+# What the sanitizer and fuzzing builds need on top (gcc 12's runtimes come
+# with build-essential, but a trimmed machine may lack them). clang's
+# -fsanitize=fuzzer links libclang_rt.fuzzer from libclang-rt-14-dev, which
+# clang only recommends.
+SEATWATCH_ASAN_PACKAGES=(libasan8 libubsan1 liblsan0)
+SEATWATCH_TSAN_PACKAGES=(libtsan2)
+SEATWATCH_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+
+# seatwatch_install_deps [default|asan|tsan|fuzz]
 seatwatch_install_deps() {
+  local wanted=("${SEATWATCH_PACKAGES[@]}")
+  case "${1:-default}" in
+    asan) wanted+=("${SEATWATCH_ASAN_PACKAGES[@]}") ;;
+    tsan) wanted+=("${SEATWATCH_TSAN_PACKAGES[@]}") ;;
+    fuzz) wanted+=("${SEATWATCH_FUZZ_PACKAGES[@]}") ;;
+  esac
   local missing=()
   local pkg
-  for pkg in "${SEATWATCH_PACKAGES[@]}"; do
+  for pkg in "${wanted[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
       missing+=("$pkg")
     fi
