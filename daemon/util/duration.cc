@@ -15,8 +15,28 @@ long long UnitMillis(std::string_view unit) {
   return 0;
 }
 
+// The text as errors quote it: a pasted blob must not become a huge log
+// line, nor a control character reach a terminal raw.
+std::string Quoted(std::string_view text) {
+  constexpr size_t kShown = 64;
+  std::string out = "\"";
+  for (char c : text.substr(0, kShown)) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() <= kShown) return out + "\"";
+  return out + "...\" (" + std::to_string(text.size()) + " characters)";
+}
+
 [[noreturn]] void TooLarge(std::string_view text) {
-  throw std::invalid_argument("duration \"" + std::string(text) + "\" is too large (at most " +
+  throw std::invalid_argument("duration " + Quoted(text) + " is too large (at most " +
                               FormatDuration(kMaxDuration) + ")");
 }
 
@@ -37,15 +57,14 @@ Millis ParseDuration(std::string_view text) {
       ++i;
     }
     if (i == digits_start) {
-      throw std::invalid_argument("duration \"" + std::string(text) +
-                                  "\" must be a number with a unit (ms, s, m, h), e.g. \"5s\"");
+      throw std::invalid_argument("duration " + Quoted(text) +
+                                  " must be a number with a unit (ms, s, m, h), e.g. \"5s\"");
     }
     size_t unit_start = i;
     while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
     long long unit = UnitMillis(text.substr(unit_start, i - unit_start));
     if (unit == 0) {
-      throw std::invalid_argument("duration \"" + std::string(text) +
-                                  "\" needs a unit of ms, s, m or h");
+      throw std::invalid_argument("duration " + Quoted(text) + " needs a unit of ms, s, m or h");
     }
     // Checked before computing: number * unit and total + part stay <= max.
     if (number > max / unit) TooLarge(text);

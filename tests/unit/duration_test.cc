@@ -47,6 +47,18 @@ TEST(DurationTest, RefusesSumsThatWouldOverflow) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "duration \"2147483647h\" is too large (at most 876000h)");
   }
+  try {
+    ParseDuration("5\x1b[2Js");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "duration \"5\\x1b[2Js\" needs a unit of ms, s, m or h");
+  }
+  // A long text is quoted only in part.
+  try {
+    ParseDuration(sum);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "duration \"" + sum.substr(0, 64) + "...\" (22000 characters) is too large (at most 876000h)");
+  }
 }
 
 TEST(DurationTest, FormatsTheShortestExactForm) {
