@@ -101,16 +101,24 @@ void StatementWatchdog::GiveUp(Clock::time_point now, const char* why) {
             {{"session", name_}, {"why", why}});
   on_give_up_();
   if (auto connection = connection_) {
+    if (cancel_outstanding_->exchange(true)) {
+      // An earlier cancel is still stuck in the path: another would be stuck
+      // beside it. The drop below ends this statement anyway.
+      log::Debug("an earlier cancel request is still unanswered; not sending another",
+                 {{"session", name_}});
+      return;
+    }
     // PQcancel opens a connection of its own and waits for the server to
     // close it: through a stalled path that never happens, so it runs on a
     // thread nobody waits for. It holds the connection object until it
     // returns; Session::Disconnect leaves the close to the last holder.
-    std::thread([connection] {
+    std::thread([connection, outstanding = cancel_outstanding_] {
       try {
         connection->cancel_query();
       } catch (const std::exception&) {
         // The drop below ends the statement anyway.
       }
+      outstanding->store(false);
     }).detach();
   }
 }

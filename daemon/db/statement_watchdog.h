@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -25,7 +26,10 @@ namespace seatwatch::db {
 // poller marks its lane overdue), a cancel request is sent (PQcancel, from a
 // thread of its own, since through a stalled path it may never return), and
 // after a short grace the socket is shut down, so the blocked libpq call
-// returns with a broken connection at once.
+// returns with a broken connection at once. At most one cancel thread is
+// outstanding per watchdog: through a persistent stall PQcancel never
+// returns, and each give-up would otherwise leave one more thread and socket
+// behind; while one is outstanding a give-up only drops the connection.
 //
 // Thread-safety: Arm/Disarm from the session's owner thread; Abort from any
 // thread. on_give_up runs on the watchdog's thread with its lock held:
@@ -66,6 +70,9 @@ class StatementWatchdog {
   Clock::time_point gave_up_at_{};
   Clock::duration silence_{};
   Clock::duration total_{};
+  // Set while a cancel thread runs; shared with it, since it may outlive us.
+  std::shared_ptr<std::atomic<bool>> cancel_outstanding_ =
+      std::make_shared<std::atomic<bool>>(false);
   std::thread thread_;
 };
 
