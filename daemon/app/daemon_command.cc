@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -89,17 +90,24 @@ int DaemonCommand(config::Config config, const std::string& config_path,
     log::Info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
     break;
   }
-  pollers.Stop();  // each lane cancels the statement in flight
-  cleanup.Stop();  // the batch in flight finishes; the leader lock is released
-  if (!pollers.WaitFor(std::chrono::milliseconds(1500))) {
-    // Only a lane inside a connect attempt can still be running (libpq
-    // bounds it by connect_timeout alone, and it cannot be interrupted);
-    // there is nothing of it to save, and SIGTERM must not wait for it.
-    log::Warn("a lane is still connecting; exiting without waiting for it");
+  auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  pollers.Stop();          // each lane cancels the statement in flight
+  cleanup.RequestStop();   // the batch in flight is cancelled and rolled back
+  bool stopped = pollers.WaitFor(std::chrono::milliseconds(1500)) &&
+                 cleanup.WaitStopped(std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::max(stop_deadline - std::chrono::steady_clock::now(),
+                              std::chrono::steady_clock::duration::zero())));
+  if (!stopped) {
+    // Only a lane or the cleanup inside a connect attempt can still be
+    // running (libpq bounds it by connect_timeout alone, and it cannot be
+    // interrupted); there is nothing of it to save, and SIGTERM must not
+    // wait for it.
+    log::Warn("a lane or the cleanup is still connecting; exiting without waiting for it");
     server.Stop();
     log::Info("seatwatch stopped");
     std::_Exit(0);
   }
+  cleanup.Stop();  // finished: joins its thread
   server.Stop();
   log::Info("seatwatch stopped");
   return 0;

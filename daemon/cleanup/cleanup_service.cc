@@ -67,6 +67,14 @@ void CleanupService::Reload(const config::Config& fresh) {
   StartWorker();
 }
 
+void CleanupService::RequestStop() {
+  if (worker_) worker_->RequestStop();
+}
+
+bool CleanupService::WaitStopped(std::chrono::milliseconds timeout) {
+  return !worker_ || worker_->WaitStopped(timeout);
+}
+
 void CleanupService::Stop() {
   if (!worker_) return;
   metrics_ = worker_->Stop();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -30,6 +31,11 @@ class CleanupService {
 
   void Start();
   void Reload(const config::Config& fresh);
+  // For shutdown: asks the worker to stop (cancelling the batch in flight)
+  // without waiting, then whether it has finished within `timeout`; Stop()
+  // after it only joins.
+  void RequestStop();
+  bool WaitStopped(std::chrono::milliseconds timeout);
   void Stop();
 
   // For http::RegisterHandlers' extra_metrics: the last published text. Never

@@ -60,8 +60,19 @@ void CleanupWorker::Start() {
   thread_ = std::thread([this] { Run(); });
 }
 
-CleanupMetrics CleanupWorker::Stop() {
+void CleanupWorker::RequestStop() {
   stop_.Request();
+  watchdog_.Abort();
+}
+
+bool CleanupWorker::WaitStopped(std::chrono::milliseconds timeout) {
+  if (!thread_.joinable()) return true;
+  std::unique_lock<std::mutex> lock(finished_mutex_);
+  return finished_wake_.wait_for(lock, timeout, [this] { return finished_; });
+}
+
+CleanupMetrics CleanupWorker::Stop() {
+  RequestStop();
   if (thread_.joinable()) thread_.join();
   return metrics_;
 }
@@ -115,11 +126,24 @@ bool CleanupWorker::RunOnce() {
     return false;
   }
   bool leader = false;
+  auto limit = config_.statement_timeout + kWatchdogMargin;
+  watchdog_.Arm(session_.shared_connection(), limit, limit);
   try {
     leader = leader_.Ensure(*connection);
   } catch (const std::exception& e) {
-    log::Warn("cleanup: cannot check the leader lock", {{"error", OneLine(e.what())}});
+    bool gave_up = watchdog_.Disarm();
+    log::Warn("cleanup: cannot check the leader lock",
+              {{"error", gave_up ? "no answer within statement_timeout plus a margin; "
+                                   "connection dropped"
+                                 : OneLine(e.what())}});
+    if (gave_up) DropConnection();
     session_.CheckAfterError();
+    SetLeader(false);
+    return false;
+  }
+  if (watchdog_.Disarm()) {
+    // Answered just as the watchdog gave up: the connection is being dropped.
+    DropConnection();
     SetLeader(false);
     return false;
   }
@@ -132,12 +156,24 @@ bool CleanupWorker::RunOnce() {
   if (!leader) return false;
 
   HoldCleanup cleanup(config_, metrics_, stop_);
-  RunResult result = cleanup.Run(*connection, [this] { Publish(); });
+  RunResult result = cleanup.Run(*connection, [this] { Publish(); },
+                                 BatchDeadline{&watchdog_, session_.shared_connection()});
+  if (result.gave_up) DropConnection();
   session_.CheckAfterError();
   if (!session_.connected()) SetLeader(false);  // the server dropped the lock with the backend
   if (result.outcome == BatchResult::kOk) metrics_.SetLastSuccess(UnixNow());
   LogRun(result);
   return result.outcome != BatchResult::kOk;
+}
+
+void CleanupWorker::DropConnection() {
+  if (session_.connected() && metrics_.leader()) {
+    log::Warn("cleanup: connection dropped; the leader lock goes with its backend once the "
+              "server sees the connection end",
+              {{"backend_pid", std::to_string(session_.backend_pid())}});
+  }
+  session_.Disconnect();
+  SetLeader(false);
 }
 
 void CleanupWorker::LogRun(const RunResult& result) const {
@@ -182,17 +218,21 @@ void CleanupWorker::Run() {
     }
     if (stop_.WaitFor(wait)) break;
   }
+  // No pg_advisory_unlock here: through a stalled path it would hang the
+  // stop, and the lock is the session's, so the server releases it when the
+  // backend ends (libpq's close does not wait for an answer).
   if (metrics_.leader() && session_.connected()) {
-    try {
-      leader_.Release(session_.Connection());
-    } catch (const std::exception&) {
-      // Gone already: the server released the lock with the backend.
-    }
+    log::Info("cleanup: closing the session; the server releases the leader lock with it");
   }
   session_.Disconnect();
   SetLeader(false);
   Publish();
   log::Info("cleanup worker stopped");
+  {
+    std::lock_guard<std::mutex> lock(finished_mutex_);
+    finished_ = true;
+  }
+  finished_wake_.notify_all();
 }
 
 }  // namespace seatwatch::cleanup

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "cleanup/cleanup_leader.h"
@@ -10,6 +13,7 @@
 #include "cleanup/stop_signal.h"
 #include "config/config.h"
 #include "db/session.h"
+#include "db/statement_watchdog.h"
 
 namespace seatwatch::cleanup {
 
@@ -26,9 +30,18 @@ db::SessionSettings CleanupSessionSettings(const config::Config& config);
 // level when there was nothing to free) and publishes its metrics text after
 // every batch and every run.
 //
-// Thread-safety: Start() and Stop() from one controlling thread; everything
-// else happens on the worker's thread; the PublishedText is the only shared
-// state and is thread-safe.
+// Every statement on its connection runs under a StatementWatchdog (silence:
+// the cleanup's statement_timeout plus a margin), so a path that stops
+// answering fails the batch in bounded time instead of hanging the cleanup;
+// the connection is dropped then, and the leader lock with it (the server
+// releases it when the backend ends). A stop aborts the watchdog: the batch
+// in flight is cancelled and rolled back, and the thread ends within about
+// a second, stalled path or not (a connect attempt in progress excepted:
+// libpq bounds it by connect_timeout alone).
+//
+// Thread-safety: Start(), RequestStop(), WaitStopped() and Stop() from one
+// controlling thread; everything else happens on the worker's thread; the
+// PublishedText is the only shared state and is thread-safe.
 class CleanupWorker {
  public:
   CleanupWorker(const config::Config& config, CleanupMetrics metrics,
@@ -38,9 +51,13 @@ class CleanupWorker {
   CleanupWorker& operator=(const CleanupWorker&) = delete;
 
   void Start();
-  // Lets the batch in flight finish, releases the leader lock, disconnects
-  // and joins the thread. Returns the metrics, so that a worker started
-  // after a reload carries the counters on. Idempotent.
+  // Asks the thread to stop and cancels the batch in flight; returns at once.
+  void RequestStop();
+  // Whether the thread has finished (or was never started) within `timeout`.
+  bool WaitStopped(std::chrono::milliseconds timeout);
+  // RequestStop(), then joins the thread, which disconnects (the server
+  // releases the leader lock with the session). Returns the metrics, so that
+  // a worker started after a reload carries the counters on. Idempotent.
   CleanupMetrics Stop();
 
  private:
@@ -51,6 +68,9 @@ class CleanupWorker {
   // of the run failed (the next run then backs off).
   bool RunOnce();
   void SetLeader(bool leader);
+  // After the watchdog gave up: closes the session (the server then drops
+  // the leader lock with the backend) and says so.
+  void DropConnection();
   void LogRun(const RunResult& result) const;
   void Publish();
 
@@ -61,6 +81,10 @@ class CleanupWorker {
   std::shared_ptr<PublishedText> out_;
   StopSignal stop_;
   bool announced_standby_ = false;
+  db::StatementWatchdog watchdog_{"cleanup"};
+  std::mutex finished_mutex_;
+  std::condition_variable finished_wake_;
+  bool finished_ = false;
   std::thread thread_;
 };
 

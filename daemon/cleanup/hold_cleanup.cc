@@ -30,6 +30,14 @@ std::vector<FreedHold> RunIn(Transaction& tx, const config::CleanupConfig& confi
 
 }  // namespace
 
+db::StatementWatchdog::Clock::duration BatchSilence(const config::CleanupConfig& config) {
+  return config.statement_timeout + kWatchdogMargin;
+}
+
+db::StatementWatchdog::Clock::duration BatchBudget(const config::CleanupConfig& config) {
+  return config.statement_timeout * 4 + kWatchdogMargin;
+}
+
 bool WantsAnotherBatch(const config::CleanupConfig& config, int batches_done, size_t freed_last) {
   if (config.dry_run) return false;
   if (batches_done >= config.max_batches) return false;
@@ -70,7 +78,8 @@ HoldCleanup::HoldCleanup(const config::CleanupConfig& config, CleanupMetrics& me
                          StopSignal& stop)
     : config_(config), metrics_(metrics), stop_(stop) {}
 
-RunResult HoldCleanup::Run(pqxx::connection& connection, const AfterBatch& after_batch) {
+RunResult HoldCleanup::Run(pqxx::connection& connection, const AfterBatch& after_batch,
+                            const BatchDeadline& deadline) {
   RunResult result;
   auto start = Clock::now();
   for (int batch = 0;; ++batch) {
@@ -81,14 +90,32 @@ RunResult HoldCleanup::Run(pqxx::connection& connection, const AfterBatch& after
     }
     auto batch_start = Clock::now();
     std::vector<FreedHold> freed;
+    if (deadline.watchdog) {
+      deadline.watchdog->Arm(deadline.connection, BatchSilence(config_), BatchBudget(config_));
+    }
     try {
       freed = RunBatch(connection, config_);
+      // Answered in time after all (the watchdog may have given up just as
+      // the COMMIT came back): committed, so counted as such.
+      if (deadline.watchdog) result.gave_up = deadline.watchdog->Disarm();
     } catch (const std::exception& e) {
-      result.outcome = db::ClassifyException(e) == db::FailureReason::kLockTimeout
+      bool gave_up = deadline.watchdog && deadline.watchdog->Disarm();
+      result.gave_up = result.gave_up || gave_up;
+      result.outcome = !gave_up && db::ClassifyException(e) == db::FailureReason::kLockTimeout
                            ? BatchResult::kLockTimeout
                            : BatchResult::kError;
       result.error = e.what();
       while (!result.error.empty() && result.error.back() == '\n') result.error.pop_back();
+      if (gave_up && stop_.requested()) {
+        result.stopped = true;
+        result.error = "stopping: the batch in flight was cancelled and rolled back";
+      } else if (gave_up) {
+        result.error = "no answer within statement_timeout plus a margin (" +
+                       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          BatchSilence(config_))
+                                          .count()) +
+                       "ms); the batch was cancelled and the connection dropped";
+      }
       metrics_.ObserveBatch(result.outcome, SecondsSince(batch_start));
       if (after_batch) after_batch();
       break;
@@ -97,6 +124,7 @@ RunResult HoldCleanup::Run(pqxx::connection& connection, const AfterBatch& after
     metrics_.AddFreed(freed.size());
     result.summary.AddBatch(freed);
     if (after_batch) after_batch();
+    if (result.gave_up) break;  // the connection is being dropped
     if (!WantsAnotherBatch(config_, batch + 1, freed.size())) break;
   }
   result.seconds = SecondsSince(start);

@@ -1,6 +1,6 @@
 // The cleanup in the built daemon: exported also when off, turned on by a
 // SIGHUP reload that drains the backlog, dry_run that changes nothing, and
-// SIGTERM that lets the batch in flight finish.
+// SIGTERM that cancels the batch in flight (rolled back) and stops at once.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -185,7 +185,7 @@ TEST(CleanupDaemonTest, DryRunChangesNothingAndCountsWhatItWouldFree) {
   EXPECT_EQ(TableChecksum(db), before);
 }
 
-TEST(CleanupDaemonTest, SigtermLetsTheBatchInFlightFinishThenStops) {
+TEST(CleanupDaemonTest, SigtermCancelsTheBatchInFlightThenStops) {
   ScratchDatabase db("sw_cleanup_sigterm");
   Seed(db, 3, 0);
   std::string dir = testing::MakeTempDir("seatwatch-cleanup");
@@ -226,16 +226,19 @@ TEST(CleanupDaemonTest, SigtermLetsTheBatchInFlightFinishThenStops) {
   EXPECT_EQ(daemon.Stop(), 0);
   double stop_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // The batch in flight committed; the two batches after it never ran.
-  EXPECT_EQ(ExpiredCount(db), "2");
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM seats WHERE status = 'free' AND version = 1"), "1");
-  EXPECT_LT(stop_seconds, 5.0);
+  // The batch in flight was cancelled and rolled back; the two batches after
+  // it never ran: nothing was freed, and the next run frees them all.
+  EXPECT_EQ(ExpiredCount(db), "3");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM seats WHERE status = 'free' AND version = 1"), "0");
+  EXPECT_LT(stop_seconds, 3.0);
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = "
                       "(SELECT oid FROM pg_database WHERE datname = current_database())"),
             "0");
   std::string log = daemon.Log();
-  EXPECT_NE(log.find("freed=1 events=1:1 batches=1"), std::string::npos) << log;
-  EXPECT_NE(log.find("stopped=true"), std::string::npos) << log;
+  EXPECT_NE(log.find("freed=0 events=- batches=0"), std::string::npos) << log;
+  EXPECT_NE(log.find("error=\"stopping: the batch in flight was cancelled and rolled back\""),
+            std::string::npos)
+      << log;
   EXPECT_NE(log.find("cleanup worker stopped"), std::string::npos) << log;
 }
 
