@@ -15,8 +15,10 @@ namespace seatwatch::db {
 
 // Runs parameterised SQL and remembers each result (or failure) by SQL text
 // and parameters, so that several entries naming the same query cost the
-// database one execution per poll. Lives for one snapshot transaction; `tx` is
-// the innermost open (sub)transaction of it. Not thread-safe.
+// database one execution per poll. Lives for one poll, whose checks each run
+// in a transaction of their own; `tx` is the transaction of the check asking
+// (a result cached by an earlier check of the poll is reused as it is, read
+// in that check's transaction). Not thread-safe.
 class QueryCache {
  public:
   // Throws whatever the query threw, also on a repeated request.
