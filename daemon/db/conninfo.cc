@@ -6,22 +6,16 @@
 #include <stdexcept>
 #include <vector>
 
+#include "db/libpq_options.h"
+
 namespace seatwatch::db {
 
 namespace {
 
-struct OptionsDeleter {
-  void operator()(PQconninfoOption* options) const { PQconninfoFree(options); }
-};
-using OptionsPtr = std::unique_ptr<PQconninfoOption, OptionsDeleter>;
-
-OptionsPtr Parse(const std::string& dsn) {
-  char* error = nullptr;
-  OptionsPtr options(PQconninfoParse(dsn.c_str(), &error));
+LibpqOptions Parse(const std::string& dsn) {
+  std::string message;
+  LibpqOptions options = ParseLibpqOptions(dsn, &message);
   if (!options) {
-    std::string message = error ? error : "out of memory";
-    if (error) PQfreemem(error);
-    while (!message.empty() && message.back() == '\n') message.pop_back();
     // libpq quotes the fragment it refuses, which may be a password.
     throw std::invalid_argument("cannot parse database DSN: " + ScrubDsnSecrets(message, dsn));
   }
@@ -71,7 +65,7 @@ std::string TcpDeadlines(const PQconninfoOption* options, const SessionSettings&
 }  // namespace
 
 std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings) {
-  OptionsPtr options = Parse(dsn);
+  LibpqOptions options = Parse(dsn);
   std::string user_options;
   std::string out;
   for (PQconninfoOption* option = options.get(); option->keyword; ++option) {

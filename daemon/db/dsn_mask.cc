@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "db/libpq_options.h"
+
 namespace seatwatch::db {
 
 namespace {
@@ -16,18 +18,6 @@ constexpr const char* kWithheld = "<message withheld: it may quote the DSN>";
 // secret-looking values than this (none real has) gets its messages withheld.
 constexpr size_t kMaxSecrets = 64;
 
-struct OptionsDeleter {
-  void operator()(PQconninfoOption* options) const { PQconninfoFree(options); }
-};
-using OptionsPtr = std::unique_ptr<PQconninfoOption, OptionsDeleter>;
-
-// libpq's parse, or null; its error text is dropped (it may quote the DSN).
-OptionsPtr ParseQuietly(const std::string& dsn) {
-  char* error = nullptr;
-  OptionsPtr options(PQconninfoParse(dsn.c_str(), &error));
-  if (error) PQfreemem(error);
-  return options;
-}
 
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -241,7 +231,7 @@ bool IsSecretOption(std::string_view keyword) {
 
 DsnSecrets::DsnSecrets(const std::string& dsn) {
   std::vector<std::string> found;
-  if (OptionsPtr options = ParseQuietly(dsn)) {
+  if (LibpqOptions options = ParseLibpqOptions(dsn)) {
     for (PQconninfoOption* option = options.get(); option->keyword; ++option) {
       if (option->val && IsSecretOption(option->keyword)) found.emplace_back(option->val);
     }
@@ -286,7 +276,7 @@ std::string ScrubDsnSecrets(std::string_view message, const std::string& dsn) {
 }
 
 std::string MaskDsn(const std::string& dsn) {
-  OptionsPtr options = ParseQuietly(dsn);
+  LibpqOptions options = ParseLibpqOptions(dsn);
   if (!options) return kUnparsable;
   DsnSecrets secrets(dsn);
   size_t prefix = UriPrefixLength(dsn);
