@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include "config/names.h"
+
 namespace seatwatch::cli {
 
 Args ParseArgs(const std::vector<std::string>& argv) {
@@ -26,6 +28,12 @@ Args ParseArgs(const std::vector<std::string>& argv) {
       args.config_path = value();
     } else if (arg == "--listen") {
       args.listen = value();
+      // The same rule as [http] listen, so a bad override is a usage error
+      // rather than a failure to bind after start-up.
+      if (args.listen->size() > config::kMaxListenLength ||
+          !config::IsListenAddress(*args.listen)) {
+        throw UsageError("--listen: not HOST:PORT with a port in 1..65535");
+      }
     } else if (arg == "--log-level") {
       args.log_level = value();
     } else if (arg == "--check-config") {

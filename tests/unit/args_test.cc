@@ -22,6 +22,16 @@ TEST(ArgsTest, RejectsUnknownAndIncomplete) {
   EXPECT_THROW(ParseArgs({"--once", "--check-config"}), UsageError);
 }
 
+TEST(ArgsTest, RejectsAListenThatIsNoAddress) {
+  // Checked like [http] listen: a 60,000-character value must be a usage
+  // error, not a crash or a silent failure to bind.
+  EXPECT_THROW(ParseArgs({"--listen", std::string(60000, 'a') + ":9646"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--listen=127.0.0.1"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--listen=127.0.0.1:70000"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--listen=bad host:1"}), UsageError);
+  EXPECT_EQ(ParseArgs({"--listen=0.0.0.0:9646"}).listen.value(), "0.0.0.0:9646");
+}
+
 TEST(ArgsTest, HelpAndVersion) {
   EXPECT_TRUE(ParseArgs({"--help"}).help);
   EXPECT_TRUE(ParseArgs({"--version"}).version);
