@@ -117,7 +117,10 @@ RunResult HoldCleanup::Run(pqxx::connection& connection, const AfterBatch& after
                        "ms); the batch was cancelled and the connection dropped";
       }
       metrics_.ObserveBatch(result.outcome, SecondsSince(batch_start));
-      if (after_batch) after_batch();
+      // A batch given up on takes the connection, and the leader lock with
+      // it: the worker publishes once it has dropped both, so that no scrape
+      // shows the error beside a leadership already lost.
+      if (after_batch && !gave_up) after_batch();
       break;
     }
     metrics_.ObserveBatch(BatchResult::kOk, SecondsSince(batch_start));
