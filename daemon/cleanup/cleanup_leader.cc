@@ -4,7 +4,6 @@
 
 #include <pqxx/nontransaction>
 
-#include "util/log.h"
 
 namespace seatwatch::cleanup {
 
@@ -30,15 +29,6 @@ bool CleanupLeader::Ensure(pqxx::connection& connection) {
       "            ELSE pg_try_advisory_lock($3::bigint) END",
       std::to_string(kClassId), std::to_string(kObjId), std::to_string(kLockKey));
   return row[0].as<bool>();
-}
-
-void CleanupLeader::Release(pqxx::connection& connection) {
-  try {
-    pqxx::nontransaction tx(connection, "seatwatch_cleanup_unlock");
-    tx.exec_params("SELECT pg_advisory_unlock($1::bigint)", std::to_string(kLockKey));
-  } catch (const std::exception& e) {
-    log::Debug("cannot release the cleanup leader lock", {{"error", e.what()}});
-  }
 }
 
 }  // namespace seatwatch::cleanup

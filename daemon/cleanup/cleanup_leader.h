@@ -33,9 +33,6 @@ class CleanupLeader {
   // (a new backend, which holds nothing) can never be mistaken for the
   // leader. Throws on database errors.
   bool Ensure(pqxx::connection& connection);
-
-  // pg_advisory_unlock; errors are ignored (a lost connection released it).
-  void Release(pqxx::connection& connection);
 };
 
 }  // namespace seatwatch::cleanup
