@@ -14,3 +14,24 @@ wait_for() {  # wait_for SECONDS COMMAND...
     sleep 0.5
   done
 }
+
+# A real Prometheus scraping seatwatch every second with $work/rules.yml
+# loaded, on 127.0.0.1:$prom_port; sets $prom and adds its pid to pids.
+start_prometheus() {
+  cat > "$work/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: ["$work/rules.yml"]
+scrape_configs:
+  - job_name: seatwatch
+    static_configs:
+      - targets: ["127.0.0.1:$sw_port"]
+YAML
+  promtool check config "$work/prometheus.yml" > /dev/null
+  prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+    --web.listen-address="127.0.0.1:$prom_port" > "$work/prometheus.log" 2>&1 &
+  pids+=($!)
+  prom="http://127.0.0.1:$prom_port"
+  wait_for 30 curl -sf "$prom/-/ready" -o /dev/null || { cat "$work/prometheus.log"; fail "prometheus not ready"; }
+}

@@ -67,22 +67,7 @@ wait_for 20 curl -sf "http://127.0.0.1:$sw_port/readyz" -o /dev/null || { cat "$
 # --- Prometheus ----------------------------------------------------------------
 prom_port=$(free_port)
 sed -E 's/for: [0-9]+[smh]/for: 12s/' "$src/alerts/seatwatch.rules.yml" > "$work/rules.yml"
-cat > "$work/prometheus.yml" <<YAML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files: ["$work/rules.yml"]
-scrape_configs:
-  - job_name: seatwatch
-    static_configs:
-      - targets: ["127.0.0.1:$sw_port"]
-YAML
-promtool check config "$work/prometheus.yml" > /dev/null
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-  --web.listen-address="127.0.0.1:$prom_port" > "$work/prometheus.log" 2>&1 &
-pids+=($!)
-prom="http://127.0.0.1:$prom_port"
-wait_for 30 curl -sf "$prom/-/ready" -o /dev/null || { cat "$work/prometheus.log"; fail "prometheus not ready"; }
+start_prometheus
 
 # The activeAt of the firing SeatwatchInvariantViolated alerts, one a line.
 firing_since() {
