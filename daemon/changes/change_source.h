@@ -52,6 +52,11 @@ class ChangeSource {
   // with feed_up = false.
   virtual void Abort() = 0;
 
+  // Why the slot of the current generation was created (kStartup for the
+  // first): a check that sees a new generation can count its full pass under
+  // drain_cost or unmappable rather than a plain resync.
+  virtual ResyncReason generation_reason() const = 0;
+
   // Why incremental mode is off ("wal_level is replica, not logical"), empty
   // while it is on or not yet known: for the log and /api.
   virtual std::string off_reason() const = 0;
