@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace seatwatch::changes {
+
+// The keys one committed transaction changed, per watched table. The xid is
+// the 32-bit one of pgoutput's Begin message: a recheck must first make sure
+// its snapshot sees that transaction (a commit can be decoded before it is
+// visible), so keys travel with the transaction that changed them.
+struct TransactionChanges {
+  std::uint32_t xid = 0;
+  // Watched table (as named in the entry's `tables`) -> key values, as text.
+  std::map<std::string, std::set<std::string>> keys;
+};
+
+// Why the change feed started over (a new slot), for
+// seatwatch_changes_resyncs_total{reason}.
+enum class ResyncReason { kStartup, kSlotLost, kError, kUnmappable, kDrainCost };
+
+// What one drain of the change feed hands the poller, which passes it to
+// every check that opted in (Check::AcceptChanges). Changes are in commit
+// order; a batch never splits a transaction.
+struct ChangeBatch {
+  // False while there is no slot (not configured, cannot be created, lost):
+  // incremental checks fall back to full passes at their normal interval.
+  bool feed_up = false;
+  // A new value whenever a new slot was created. Keys decoded under an
+  // earlier generation say nothing about changes made before this slot's
+  // consistent point: a check seeing a new generation needs a full pass.
+  std::uint64_t generation = 0;
+  // Transactions in progress right after this generation's slot was created
+  // (the xip list of a snapshot taken then, as 64-bit xids). The full pass
+  // that seeds a generation only counts once every one of them that has
+  // committed is visible to it; the others commit after the consistent point
+  // and are decoded.
+  std::vector<std::uint64_t> creation_xids;
+  std::vector<TransactionChanges> transactions;
+  // A change the feed could not map to keys (TRUNCATE of a watched table, a
+  // delete or key update whose old key the replica identity does not carry):
+  // every check needs a full pass. Empty when none.
+  std::string unmappable;
+};
+
+}  // namespace seatwatch::changes
