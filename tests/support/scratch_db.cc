@@ -31,6 +31,18 @@ std::string ScratchDsn(const std::string& dbname) {
          " user=postgres dbname=" + dbname;
 }
 
+std::string ScratchChangesDsn(const std::string& dbname) {
+  // Idempotent, and safe against a concurrent creator; ALTER restores the
+  // attributes should a test have changed them.
+  AdminExec(std::string("DO $$ BEGIN CREATE ROLE ") + kChangesRole +
+            " LOGIN REPLICATION; EXCEPTION WHEN duplicate_object OR unique_violation THEN "
+            "NULL; END $$");
+  AdminExec(std::string("ALTER ROLE ") + kChangesRole + " LOGIN REPLICATION");
+  std::string dir = ScratchPgDir();
+  return "host=" + dir + "/sock port=" + Trim(ReadFile(dir + "/port")) + " user=" +
+         kChangesRole + " dbname=" + dbname;
+}
+
 ScratchDatabase::ScratchDatabase(const std::string& name, Schema schema) : name_(name) {
   AdminExec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
   AdminExec("CREATE DATABASE " + name_);

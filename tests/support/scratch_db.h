@@ -11,6 +11,13 @@ namespace seatwatch::testing {
 // CTest fixture started (TEST_PG_DIR holds its port and socket).
 std::string ScratchDsn(const std::string& dbname);
 
+// The role the change feed connects as: LOGIN REPLICATION, nothing else.
+inline constexpr const char* kChangesRole = "seatwatch_changes";
+// libpq connection string for `dbname` as kChangesRole, creating the role
+// first if the cluster lacks it (roles are cluster-wide: it is kept, it owns
+// nothing). Trust authentication: no password.
+std::string ScratchChangesDsn(const std::string& dbname);
+
 // A database of its own for one test: created fresh (dropping any leftover
 // of the same name), optionally with the booking schema loaded, dropped when
 // the object goes away.
@@ -22,6 +29,8 @@ class ScratchDatabase {
 
   const std::string& name() const { return name_; }
   std::string dsn() const { return ScratchDsn(name_); }
+  // As the change feed's role (see ScratchChangesDsn).
+  std::string changes_dsn() const { return ScratchChangesDsn(name_); }
   // A new connection to this database (for sessions a test drives).
   std::unique_ptr<pqxx::connection> Connect() const;
   // Runs SQL in its own autocommitted transaction.
