@@ -3,12 +3,13 @@
 -- Checks, per event, that seats, tickets and payments agree, and reports the
 -- per-event inventory from the same scans. Rows come in two kinds:
 --
---   invariant rows   event_id, invariant, violations; kind and count NULL.
---                    Only returned when violations > 0, so clean data
---                    returns no invariant rows at all.
---   inventory rows   event_id, kind, count; invariant and violations NULL.
---                    Seven rows for every event that has seats, zeros
---                    included.
+--   invariant rows   event_id, invariant, violations; kind, count and
+--                    next_expiry_unix NULL. Only returned when
+--                    violations > 0, so clean data returns no invariant rows
+--                    at all.
+--   inventory rows   event_id, kind, count, next_expiry_unix; invariant and
+--                    violations NULL. Seven rows for every event that has
+--                    seats, zeros included.
 --
 -- Columns (in this order):
 --   event_id    integer
@@ -16,6 +17,17 @@
 --   violations  bigint   > 0 (invariant rows only)
 --   kind        text     inventory kind (inventory rows only)
 --   count       bigint   >= 0 (inventory rows only)
+--   next_expiry_unix
+--               float8   inventory rows only, the same on all seven rows of
+--                        an event: the earliest hold_expires_at still in the
+--                        future (> now()) among the event's held seats, in
+--                        epoch seconds; NULL when the event has none. It is
+--                        the next moment the event's rows change by time
+--                        alone (a hold lapses: seats_held -> seats_held_expired,
+--                        and fan_over_limit may clear), so an incremental
+--                        checker knows when to look at the event again with
+--                        no write at all. Computed in the seats scan that
+--                        counts the holds: no extra scan.
 --
 -- Parameters:
 --   $1  integer  per-fan seat limit per event (e.g. 4)
@@ -92,7 +104,10 @@ WITH seat_stats AS MATERIALIZED (
                                                        OR hold_expires_at IS NULL)) AS seats_held_expired,
            count(*) FILTER (WHERE status = 'sold') AS seats_sold,
            sum(hashtextextended(seat, hashtextextended(holder, 0)))
-               FILTER (WHERE status = 'sold') AS fingerprint
+               FILTER (WHERE status = 'sold') AS fingerprint,
+           extract(epoch FROM min(hold_expires_at)
+                   FILTER (WHERE status = 'held' AND hold_expires_at > now()))::float8
+               AS next_expiry_unix
     FROM seats
     GROUP BY event_id
 ),
@@ -124,6 +139,7 @@ per_event AS MATERIALIZED (
            sum(tickets)::bigint AS tickets,
            sum(payments_started)::bigint AS payments_started,
            sum(payments_confirmed)::bigint AS payments_confirmed,
+           min(next_expiry_unix) AS next_expiry_unix,
            NOT (sum(seats_sold) = sum(tickets)
                 AND sum(tickets) = sum(payments_confirmed)
                 AND sum(fp_sold) = sum(fp_tickets)
@@ -132,15 +148,16 @@ per_event AS MATERIALIZED (
         SELECT event_id, true AS has_seats,
                seats_free, seats_held, seats_held_expired, seats_sold,
                0 AS tickets, 0 AS payments_started, 0 AS payments_confirmed,
-               coalesce(fingerprint, 0) AS fp_sold, 0 AS fp_tickets, 0 AS fp_confirmed
+               coalesce(fingerprint, 0) AS fp_sold, 0 AS fp_tickets, 0 AS fp_confirmed,
+               next_expiry_unix
         FROM seat_stats
         UNION ALL
         SELECT event_id, false, 0, 0, 0, 0, tickets, 0, 0,
-               0, fingerprint, 0
+               0, fingerprint, 0, NULL
         FROM ticket_stats
         UNION ALL
         SELECT event_id, false, 0, 0, 0, 0, 0, payments_started, payments_confirmed,
-               0, 0, coalesce(fingerprint, 0)
+               0, 0, coalesce(fingerprint, 0), NULL
         FROM payment_stats
     ) AS sides
     GROUP BY event_id
@@ -201,13 +218,14 @@ fan_violations AS (
           HAVING count(*) > $1) AS over_limit
     GROUP BY event_id
 )
-SELECT event_id, invariant, violations, NULL::text AS kind, NULL::bigint AS count
+SELECT event_id, invariant, violations, NULL::text AS kind, NULL::bigint AS count,
+       NULL::float8 AS next_expiry_unix
 FROM balance_violations
 UNION ALL
-SELECT event_id, invariant, violations, NULL, NULL
+SELECT event_id, invariant, violations, NULL, NULL, NULL
 FROM fan_violations
 UNION ALL
-SELECT e.event_id, NULL, NULL, k.kind, k.count
+SELECT e.event_id, NULL, NULL, k.kind, k.count, e.next_expiry_unix
 FROM per_event e
 CROSS JOIN LATERAL (VALUES
     ('seats_free',         e.seats_free),
