@@ -6,6 +6,7 @@
 #include "app/commands.h"
 #include "checks/holds_check.h"
 #include "checks/query_entry.h"
+#include "config/describe.h"
 #include "db/savepoint.h"
 #include "db/conninfo.h"
 #include "db/rows.h"
@@ -16,6 +17,7 @@ namespace seatwatch::app {
 int CheckConfigCommand(const config::Config& config) {
   std::cout << config.path << ": syntax and values OK (" << config.queries.size()
             << " query entries)\n";
+  for (const auto& line : config::DescribeIncremental(config)) std::cout << line << "\n";
   db::SessionSettings settings;
   settings.application_name = config.database.application_name;
   settings.connect_timeout = config.database.connect_timeout;

@@ -60,6 +60,21 @@ struct QueryConfig {
   std::map<std::string, std::string> detail_sql_path;  // invariant -> file
   std::map<std::string, std::string> detail_sql;       // invariant -> text
 
+  // Incremental mode (all of key, tables and scoped_sql, or none). `key` is
+  // one of `labels`; `tables` maps each watched table ("seats", or
+  // "schema.seats" to match one schema only) to its column holding the key.
+  // scoped_sql gets the dirty keys as $1 (a text[] literal), then `params`.
+  std::string key;
+  std::map<std::string, std::string> tables;
+  std::string scoped_sql_path;  // resolved against the config file's folder
+  std::string scoped_sql;       // the file's text, trailing semicolons removed
+  // Optional: a float8 column of unix seconds, each key's next change by
+  // time alone (a hold expiring); the key is rechecked when it passes.
+  std::string expiry_column;
+  // True once the SQL files are read (LoadConfig, LoadSqlFiles); after
+  // ParseConfig alone, scoped_sql_path says whether the entry asked for it.
+  bool incremental() const { return !scoped_sql.empty(); }
+
   Location where;                         // the [[...]] header
   std::map<std::string, Location> keys;   // each key as written
   const Location& KeyLocation(const std::string& key) const;
@@ -103,6 +118,20 @@ struct CleanupConfig {
   Location where;
 };
 
+// [changes]: the logical decoding feed that incremental entries read.
+struct ChangesConfig {
+  bool enabled = false;
+  std::string dsn;  // empty: [database] dsn; SEATWATCH_CHANGES_DSN overrides
+  std::string publication = "seatwatch";
+  std::string slot_prefix = "seatwatch";  // temporary slot "<prefix>_<pid>_<n>"
+  Millis interval = 1s;                   // drain + recheck cadence
+  Millis full_pass_interval = 1h;         // backstop
+  Millis statement_timeout = 5s;          // every statement of the slot session
+  Millis create_timeout = 5s;             // creating the slot waits for running writers
+  int max_changes = 100000;               // upto_nchanges of one drain
+  Location where;                         // the [changes] table; line 0 when the file has none
+};
+
 struct Config {
   std::string path;
   std::string log_level = "info";
@@ -116,10 +145,13 @@ struct Config {
   LocksConfig locks;
   HoldsConfig holds;
   CleanupConfig cleanup;
+  ChangesConfig changes;
 
   Millis IntervalOf(const QueryConfig& query) const {
     return query.interval.value_or(poll.interval);
   }
+  // The DSN of the change feed's slot session.
+  const std::string& ChangesDsn() const { return changes.dsn.empty() ? database.dsn : changes.dsn; }
 };
 
 }  // namespace seatwatch::config

@@ -46,6 +46,10 @@ void LoadSqlFiles(Config& config) {
       query.detail_sql[invariant] =
           ReadSql(file, query.KeyLocation(key), std::string(section) + "." + key);
     }
+    if (!query.scoped_sql_path.empty()) {
+      query.scoped_sql = ReadSql(query.scoped_sql_path, query.KeyLocation("scoped_sql"),
+                                 std::string(section) + ".scoped_sql");
+    }
   }
   if (config.holds.enabled) {
     config.holds.sql = ReadSql(config.holds.sql_path, config.holds.where, "holds.sql");

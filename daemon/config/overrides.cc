@@ -13,6 +13,12 @@ void ApplyEnvironment(Config& config, const EnvLookup& env) {
     // at start, in --check-config and on SIGHUP alike.
     RequireUsableDsn(config.database, Location{"SEATWATCH_DSN", 0, 0});
   }
+  // The slot session's role has REPLICATION (it can decode every row): its
+  // password belongs in the environment even more than the monitor's.
+  if (auto dsn = env("SEATWATCH_CHANGES_DSN"); dsn && !dsn->empty()) {
+    config.changes.dsn = *dsn;
+    RequireUsableChangesDsn(config, Location{"SEATWATCH_CHANGES_DSN", 0, 0});
+  }
 }
 
 EnvLookup ProcessEnvironment() {

@@ -214,10 +214,10 @@ std::string ResolvePath(const std::string& config_path, const std::string& relat
 // Families seatwatch exports itself; a [[metric]] must not shadow them.
 bool IsReservedMetricName(const std::string& name) {
   static const std::vector<std::string> kPrefixes = {
-      "check_", "invariant_", "lock_", "holds_", "cleanup_", "transaction_", "process_"};
+      "check_", "invariant_", "lock_", "holds_", "cleanup_", "transaction_", "process_", "changes_"};
   static const std::set<std::string> kNames = {
       "up", "build_info", "last_poll_timestamp_seconds", "poll_interval_seconds", "sessions",
-      "deadlocks_total", "xact_rollbacks_total", "payments_lapsed"};
+      "deadlocks_total", "xact_rollbacks_total", "payments_lapsed", "dirty_keys", "full_passes_total"};
   if (kNames.count(name)) return true;
   for (const auto& prefix : kPrefixes) {
     if (name.rfind(prefix, 0) == 0) return true;
@@ -274,13 +274,107 @@ void ParseHttp(TableReader& reader, HttpConfig& http) {
   reader.RejectUnknownKeys();
 }
 
+// tables = { seats = "event_id", "booking.tickets" = "event_id" }.
+void ParseTables(TableReader& reader, QueryConfig& query, const std::string& path) {
+  const toml::node* node = reader.Find("tables");
+  const std::string key = reader.Qualified("tables");
+  const toml::table* table = node->as_table();
+  if (!table) {
+    Fail(reader.Where(*node), key,
+         "must be a table of table = \"key column\", e.g. { seats = \"event_id\" }");
+  }
+  if (table->empty()) Fail(reader.Where(*node), key, "must name at least one table");
+  for (auto&& [name_key, item] : *table) {
+    std::string name(name_key.str());
+    Location where = LocationOf(path, name_key.source());
+    RequireLength(where, key, name, kMaxTableNameLength, "a table name");
+    if (!IsTableName(name)) {
+      Fail(where, key, Printable(name) + " must be a table name such as \"seats\" or \"public.seats\"");
+    }
+    const std::string item_key = key + "." + name;
+    if (item.is_table()) {
+      // TOML reads public.seats = "..." as a table "public" holding "seats".
+      Fail(where, item_key, "is a table: quote a schema-qualified name, e.g. \"public.seats\" = \"event_id\"");
+    }
+    if (!item.is_string()) Fail(where, item_key, "must be a string: the table's key column");
+    std::string column = *item.value<std::string>();
+    RequireLength(where, item_key, column, kMaxColumnLength);
+    if (!IsIdentifier(column)) Fail(where, item_key, Printable(column) + " must match [a-z_][a-z0-9_]*");
+    query.tables[name] = column;
+    query.keys["tables." + name] = where;
+  }
+  // "seats" matches seats in every schema: with "public.seats" beside it, a
+  // change to public.seats would have two key columns.
+  for (const auto& [name, column] : query.tables) {
+    size_t dot = name.find('.');
+    if (dot == std::string::npos || !query.tables.count(name.substr(dot + 1))) continue;
+    Fail(query.KeyLocation("tables." + name), key + "." + name,
+         "overlaps \"" + name.substr(dot + 1) + "\", which already matches that table in every schema");
+  }
+}
+
+// key, tables, scoped_sql (all or none) and expiry_column: the entry's
+// incremental mode.
+void ParseIncremental(TableReader& reader, QueryConfig& query, const std::string& path) {
+  const std::vector<std::string> kTogether = {"key", "tables", "scoped_sql"};
+  std::vector<std::string> present;
+  std::vector<std::string> missing;
+  for (const auto& key : kTogether) (reader.Has(key) ? present : missing).push_back(key);
+  bool has_expiry = reader.Has("expiry_column");
+  if (present.empty()) {
+    if (has_expiry) {
+      Fail(query.KeyLocation("expiry_column"), reader.Qualified("expiry_column"),
+           "needs key, tables and scoped_sql: it is read only in incremental mode");
+    }
+    return;
+  }
+  if (!missing.empty()) {
+    std::string given = present[0];
+    if (present.size() == 2) given += " and " + present[1];
+    Fail(query.where, reader.Qualified(missing[0]),
+         "is required with " + given + ": incremental mode needs key, tables and scoped_sql");
+  }
+
+  query.key = *reader.String("key");
+  const Location& key_where = query.KeyLocation("key");
+  RequireLength(key_where, reader.Qualified("key"), query.key, kMaxColumnLength);
+  if (std::find(query.labels.begin(), query.labels.end(), query.key) == query.labels.end()) {
+    Fail(key_where, reader.Qualified("key"),
+         Printable(query.key) + " is not one of this entry's labels: the key must be a label, so "
+                                "that each row belongs to one key");
+  }
+
+  ParseTables(reader, query, path);
+
+  auto scoped = reader.Path("scoped_sql");
+  if (scoped->empty()) Fail(query.KeyLocation("scoped_sql"), reader.Qualified("scoped_sql"), "must not be empty");
+  query.scoped_sql_path = ResolvePath(path, *scoped);
+
+  if (has_expiry) {
+    query.expiry_column = *reader.String("expiry_column");
+    const Location& where = query.KeyLocation("expiry_column");
+    RequireLength(where, reader.Qualified("expiry_column"), query.expiry_column, kMaxColumnLength);
+    if (!IsIdentifier(query.expiry_column)) {
+      Fail(where, reader.Qualified("expiry_column"),
+           Printable(query.expiry_column) + " must match [a-z_][a-z0-9_]*");
+    }
+    bool is_label = std::find(query.labels.begin(), query.labels.end(), query.expiry_column) !=
+                    query.labels.end();
+    if (is_label || query.expiry_column == query.value || query.expiry_column == query.invariant_column) {
+      Fail(where, reader.Qualified("expiry_column"),
+           "must not also be a label, the value column or the invariant column");
+    }
+  }
+}
+
 QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::string& path) {
   QueryConfig query;
   query.kind = kind;
   query.where = reader.TableWhere();
   const std::vector<std::string> kKeys = {"name",   "sql",    "help",     "labels",
                                           "value",  "params", "interval", "invariant_column",
-                                          "invariants", "detail_sql", "max_rows"};
+                                          "invariants", "detail_sql", "max_rows",
+                                          "key",    "tables", "scoped_sql", "expiry_column"};
   for (const auto& key : kKeys) {
     if (const toml::node* node = reader.Find(key)) query.keys[key] = reader.Where(*node);
   }
@@ -340,6 +434,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
       Fail(query.KeyLocation("name"), reader.Qualified("name"),
            "\"seatwatch_" + query.name + "\" would clash with a metric seatwatch exports itself");
     }
+    ParseIncremental(reader, query, path);
     reader.RejectUnknownKeys();
     return query;
   }
@@ -410,6 +505,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
       }
     }
   }
+  ParseIncremental(reader, query, path);
   reader.RejectUnknownKeys();
   return query;
 }
@@ -477,6 +573,41 @@ void ParseCleanup(TableReader& reader, CleanupConfig& cleanup, const std::string
   }
   if (cleanup.enabled && cleanup.dry_run && cleanup.dry_run_sql_path.empty()) {
     Fail(cleanup.where, "cleanup.dry_run_sql", "is required when dry_run = true");
+  }
+  reader.RejectUnknownKeys();
+}
+
+// The slot name is "<prefix>_<pid>_<n>": with at most 40 bytes of prefix it
+// stays within PostgreSQL's 63, and only [a-z0-9_] is allowed in it.
+constexpr size_t kMaxChangesNameLength = 40;
+
+void ParseChanges(TableReader& reader, Config& config) {
+  ChangesConfig& changes = config.changes;
+  changes.where = reader.TableWhere();
+  if (auto v = reader.Bool("enabled")) changes.enabled = *v;
+  for (const char* key : {"publication", "slot_prefix"}) {
+    const toml::node* node = reader.Find(key);
+    if (!node) continue;
+    std::string value = *reader.String(key);
+    Location where = reader.Where(*node);
+    RequireLength(where, reader.Qualified(key), value, kMaxChangesNameLength);
+    if (!IsIdentifier(value)) Fail(where, reader.Qualified(key), Printable(value) + " must match [a-z_][a-z0-9_]*");
+    (std::string(key) == "publication" ? changes.publication : changes.slot_prefix) = value;
+  }
+  if (auto v = reader.Duration("interval", 100ms, kMaxInterval)) changes.interval = *v;
+  if (auto v = reader.Duration("full_pass_interval", 100ms, kMaxInterval)) changes.full_pass_interval = *v;
+  if (changes.full_pass_interval < changes.interval) {
+    const toml::node* node = reader.Find("full_pass_interval");
+    Fail(node ? reader.Where(*node) : reader.Where(*reader.Find("interval")), "changes.full_pass_interval",
+         "must be at least changes.interval (" + util::FormatDuration(changes.interval) + "; got " +
+             util::FormatDuration(changes.full_pass_interval) + ")");
+  }
+  if (auto v = reader.Duration("statement_timeout", 1ms, kMaxTimeout)) changes.statement_timeout = *v;
+  if (auto v = reader.Duration("create_timeout", 1ms, kMaxTimeout)) changes.create_timeout = *v;
+  if (auto v = reader.Integer("max_changes", 1, 10000000)) changes.max_changes = static_cast<int>(*v);
+  if (const toml::node* node = reader.Find("dsn")) {
+    changes.dsn = *reader.String("dsn");
+    RequireUsableChangesDsn(config, reader.Where(*node));
   }
   reader.RejectUnknownKeys();
 }
@@ -569,8 +700,13 @@ Config ParseConfig(std::string_view toml_text, const std::string& path) {
     TableReader reader(*t, path, "cleanup");
     ParseCleanup(reader, config.cleanup, path);
   }
+  if (const toml::table* t = top.Table("changes")) {
+    TableReader reader(*t, path, "changes");
+    ParseChanges(reader, config);
+  }
   top.RejectUnknownKeys();
   CheckUniqueNames(config);
+  RequireChangesConsumer(config);
   return config;
 }
 

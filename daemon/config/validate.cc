@@ -14,6 +14,29 @@ namespace {
 // of libpq and out of every log line that names the DSN.
 constexpr size_t kMaxDsnLength = 8192;
 
+void RequireUsable(const std::string& dsn, const db::SessionSettings& settings, const std::string& key) {
+  if (dsn.size() > kMaxDsnLength) {
+    throw ConfigError(key + ": is " + std::to_string(dsn.size()) + " characters long; at most " +
+                      std::to_string(kMaxDsnLength));
+  }
+  // libpq reads a C string: a NUL would silently cut the DSN short.
+  if (dsn.find('\0') != std::string::npos) throw ConfigError(key + ": must not contain a NUL character");
+  try {
+    db::BuildConninfo(dsn, settings);
+  } catch (const std::exception& e) {
+    throw ConfigError(key + ": " + e.what());
+  }
+}
+
+db::SessionSettings SettingsOf(const DatabaseConfig& database) {
+  db::SessionSettings settings;
+  settings.application_name = database.application_name;
+  settings.connect_timeout = database.connect_timeout;
+  settings.statement_timeout = database.statement_timeout;
+  settings.lock_timeout = database.lock_timeout;
+  return settings;
+}
+
 }  // namespace
 
 void RequireChecks(const Config& config) {
@@ -26,24 +49,25 @@ void RequireChecks(const Config& config) {
 }
 
 void RequireUsableDsn(const DatabaseConfig& database, const Location& where) {
-  const std::string& dsn = database.dsn;
-  std::string key = where.Describe("database.dsn");
-  if (dsn.size() > kMaxDsnLength) {
-    throw ConfigError(key + ": is " + std::to_string(dsn.size()) + " characters long; at most " +
-                      std::to_string(kMaxDsnLength));
+  RequireUsable(database.dsn, SettingsOf(database), where.Describe("database.dsn"));
+}
+
+void RequireUsableChangesDsn(const Config& config, const Location& where) {
+  if (config.changes.dsn.empty()) return;
+  db::SessionSettings settings = SettingsOf(config.database);
+  settings.application_name += "-changes";
+  settings.statement_timeout = config.changes.statement_timeout;
+  RequireUsable(config.changes.dsn, settings, where.Describe("changes.dsn"));
+}
+
+void RequireChangesConsumer(const Config& config) {
+  if (!config.changes.enabled) return;
+  for (const auto& query : config.queries) {
+    if (!query.scoped_sql_path.empty()) return;
   }
-  // libpq reads a C string: a NUL would silently cut the DSN short.
-  if (dsn.find('\0') != std::string::npos) throw ConfigError(key + ": must not contain a NUL character");
-  db::SessionSettings settings;
-  settings.application_name = database.application_name;
-  settings.connect_timeout = database.connect_timeout;
-  settings.statement_timeout = database.statement_timeout;
-  settings.lock_timeout = database.lock_timeout;
-  try {
-    db::BuildConninfo(dsn, settings);
-  } catch (const std::exception& e) {
-    throw ConfigError(key + ": " + e.what());
-  }
+  throw ConfigError(config.changes.where.Describe("changes.enabled") +
+                    ": is true, but no [[invariant]] or [[metric]] is incremental (none sets key, "
+                    "tables and scoped_sql), so nothing would read the change feed");
 }
 
 }  // namespace seatwatch::config

@@ -19,4 +19,13 @@ void RequireChecks(const Config& config);
 // at start is refused by --check-config too. `where` names the DSN's source.
 void RequireUsableDsn(const DatabaseConfig& database, const Location& where);
 
+// The same for [changes] dsn (or SEATWATCH_CHANGES_DSN), as the slot session
+// will use it; nothing to check when it is empty ([database] dsn is used).
+void RequireUsableChangesDsn(const Config& config, const Location& where);
+
+// `[changes] enabled = true` needs an entry that reads the feed: without one
+// the slot would pin WAL on the primary for nothing. (An incremental entry
+// with the feed off is fine: it runs full passes.)
+void RequireChangesConsumer(const Config& config);
+
 }  // namespace seatwatch::config
