@@ -584,6 +584,14 @@ def write(root, results, workdir):
             why = f.read().strip()
     text = text.replace(WHY_MARKER, why)
     path = os.path.join(root, "docs", "benchmarks.md")
+    # bench/changes renders the last section (incremental mode) from its own
+    # results: keep it.
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+        at = old.find('<a id="incremental"></a>')
+        if at >= 0:
+            text = text.rstrip() + "\n\n" + old[at:]
     with open(path, "w") as f:
         f.write(text)
     print(f"wrote {path}" + (f" and docs/{', docs/'.join(made)}" if made else ""))

@@ -1,0 +1,103 @@
+"""What a tool costs the database over a window.
+
+Database time: the sum of pg_stat_statements.total_exec_time of every
+statement the tool's roles ran in the database during the window (a diff of
+two snapshots, so nothing is reset under the others). For seatwatch that is
+its checks' role and its REPLICATION role, so the slot functions (creating
+and draining the slot, decoding included) count. With parallel query this is
+the leader's wall time, not the CPU of its workers.
+
+CPU: user + system time of the tool's backends (/proc/PID/stat and
+schedstat), plus the postmaster's reaped-children CPU (cutime + cstime),
+which is where the CPU of exited parallel workers goes. Nothing else exits
+during a window (autovacuum is off, every other client keeps its
+connection), so that part belongs to the tool's parallel queries."""
+
+import os
+import time
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu(pid):
+    """CPU seconds of a live process: schedstat (ns) when readable, else
+    utime + stime."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+    except (OSError, IndexError):
+        return None
+
+
+def children_cpu(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / TICKS
+
+
+class Window:
+    """Open with start(), close with end(); then .result."""
+
+    def __init__(self, conn, dbname, roles, postmaster_pid):
+        self.conn, self.dbname, self.roles = conn, dbname, list(roles)
+        self.postmaster = postmaster_pid
+        self.result = None
+
+    def _statements(self):
+        with self.conn.cursor() as cur:
+            cur.execute("""
+                SELECT s.userid::regrole::text, s.queryid, s.query, s.calls, s.total_exec_time
+                FROM pg_stat_statements s
+                WHERE s.userid IN (SELECT oid FROM pg_roles WHERE rolname = ANY (%s))
+                  AND s.dbid = (SELECT oid FROM pg_database WHERE datname = %s)""",
+                        (self.roles, self.dbname))
+            return {(r, q): (text, calls, ms) for r, q, text, calls, ms in cur.fetchall()}
+
+    def _backends(self):
+        with self.conn.cursor() as cur:
+            cur.execute("SELECT pid FROM pg_stat_activity WHERE usename = ANY (%s)", (self.roles,))
+            pids = [p for (p,) in cur.fetchall()]
+        return {pid: proc_cpu(pid) for pid in pids}
+
+    def start(self):
+        self.t0 = time.monotonic()
+        self.stmts0 = self._statements()
+        self.cpu0 = self._backends()
+        self.children0 = children_cpu(self.postmaster)
+
+    def end(self):
+        seconds = time.monotonic() - self.t0
+        stmts1 = self._statements()
+        cpu1 = self._backends()
+        children = children_cpu(self.postmaster) - self.children0
+        rows = []
+        for key, (text, calls, ms) in stmts1.items():
+            _, calls0, ms0 = self.stmts0.get(key, (text, 0, 0.0))
+            if calls - calls0 > 0:
+                rows.append({"role": key[0], "query": text, "calls": calls - calls0,
+                             "ms": ms - ms0})
+        rows.sort(key=lambda r: -r["ms"])
+        backend_cpu = 0.0
+        for pid, c1 in cpu1.items():
+            if c1 is not None:
+                backend_cpu += c1 - (self.cpu0.get(pid) or 0.0)
+        db_ms = sum(r["ms"] for r in rows)
+        minutes = seconds / 60
+        self.result = {
+            "seconds": seconds,
+            "db_ms": db_ms,
+            "db_ms_per_min": db_ms / minutes,
+            "statements": sum(r["calls"] for r in rows),
+            "backend_cpu_s": backend_cpu,
+            "worker_cpu_s": children,
+            "cpu_s_per_min": (backend_cpu + children) / minutes,
+            "backends": len(cpu1),
+            "top": rows[:12],
+        }
+        return self.result
