@@ -1,11 +1,238 @@
+#include "changes/change_feed.h"
+
 #include <stdexcept>
 
-#include "changes/change_source.h"
+#include <pqxx/except>
+
+#include "changes/change_decoder.h"
+#include "changes/feed_options.h"
+#include "util/log.h"
 
 namespace seatwatch::changes {
 
-std::unique_ptr<ChangeSource> MakeChangeFeed(const config::Config&) {
-  throw std::logic_error("change feed: not yet implemented");
+namespace {
+
+double SecondsSince(ChangeFeed::Clock::time_point start) {
+  return std::chrono::duration<double>(ChangeFeed::Clock::now() - start).count();
+}
+
+// The slot itself is gone, not just a statement failed: its backend was
+// terminated (pg_terminate_backend, max_slot_wal_keep_size invalidation,
+// a server restart) or the slot no longer exists.
+bool SlotGone(const std::exception& error) {
+  if (dynamic_cast<const pqxx::broken_connection*>(&error)) return true;
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error)) {
+    const std::string& state = sql->sqlstate();
+    // admin_shutdown, crash_shutdown, cannot_connect_now; undefined_object
+    // (the slot does not exist); object_not_in_prerequisite_state (the slot
+    // was invalidated: "can no longer get changes from replication slot").
+    return state == "57P01" || state == "57P02" || state == "57P03" || state == "42704" ||
+           state == "55000";
+  }
+  return false;
+}
+
+}  // namespace
+
+ChangeFeed::ChangeFeed(ChangeFeedOptions options)
+    : options_(std::move(options)),
+      session_(options_.slot),
+      create_backoff_(options_.slot.reconnect_max_backoff) {}
+
+ChangeFeed::~ChangeFeed() = default;
+
+ChangeBatch ChangeFeed::Drain() {
+  ChangeBatch batch;
+  if (aborted_) return batch;
+  try {
+    if (have_slot_) {
+      session_.Connection();
+      // A backend terminated while idle is found here: the session has
+      // reconnected (or cannot), and the slot went with the old backend.
+      if (!session_.has_slot()) Lose(ResyncReason::kSlotLost, "the slot's backend is gone");
+    }
+  } catch (const std::exception& e) {
+    Lose(ResyncReason::kSlotLost, e.what());
+  }
+  if (!EnsureSlot()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.up = false;
+    return batch;
+  }
+  auto start = Clock::now();
+  try {
+    std::vector<SlotMessage> messages = session_.Drain();
+    for (const auto& message : messages) decoder_->Feed(message.data);
+    batch.transactions = decoder_->TakeCommitted();
+    double seconds = SecondsSince(start);
+    SlotPosition position = session_.Position();
+    if (position.lost) {
+      Lose(ResyncReason::kSlotLost, "the slot is gone or invalidated (wal_status " +
+                                        (position.wal_status.empty() ? std::string("none")
+                                                                     : position.wal_status) +
+                                        ")");
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.drain_duration_seconds = seconds;
+      return ChangeBatch{};
+    }
+    std::uint64_t decoded = decoder_->decoded_changes();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.up = true;
+      stats_.lag_bytes = position.lag_bytes;
+      stats_.decoded_total += decoded - decoded_before_;
+      stats_.drain_duration_seconds = seconds;
+    }
+    decoded_before_ = decoded;
+    if (!decoder_->unmappable().empty()) {
+      batch.unmappable = decoder_->unmappable();
+      decoder_->ClearUnmappable();
+      log::Info("change feed: a change that cannot be mapped to keys forces a full pass",
+                {{"change", batch.unmappable}, {"slot", session_.slot_name()}});
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.CountResync(ResyncReason::kUnmappable);
+    }
+    batch.feed_up = true;
+    batch.generation = generation_;
+    batch.creation_xids = creation_xids_;
+    if (full_pass_cost_ > 0 && seconds > full_pass_cost_) {
+      // These changes are good, but the WAL behind them would be decoded
+      // again next time (the slot's restart point lags); a new slot starts
+      // at the current WAL, and a full pass costs less than this drain did.
+      Lose(ResyncReason::kDrainCost,
+           "the drain took " + std::to_string(seconds) + "s, more than a full pass (" +
+               std::to_string(full_pass_cost_) + "s)");
+    }
+    return batch;
+  } catch (const std::exception& e) {
+    bool gone = SlotGone(e) || !session_.has_slot();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.drain_duration_seconds = SecondsSince(start);
+    }
+    Lose(gone ? ResyncReason::kSlotLost : ResyncReason::kError, e.what());
+    return ChangeBatch{};
+  }
+}
+
+bool ChangeFeed::EnsureSlot() {
+  if (have_slot_) return true;
+  if (aborted_ || Clock::now() < next_creation_) return false;
+  auto start = Clock::now();
+  try {
+    pqxx::connection& connection = session_.Connection();
+    if (session_.backend_pid() != inspected_backend_pid_) {
+      // Each new session: the server, the role or the publication may have
+      // changed since the last one (the setup script run meanwhile).
+      FeedVerdict verdict =
+          InspectPublication(connection, options_.slot.publication, options_.tables);
+      std::string text = verdict.Describe();
+      if (text != logged_verdict_) {
+        // Once per change of the verdict, not every cycle.
+        if (verdict.usable) {
+          log::Info("incremental mode: " + text);
+        } else {
+          log::Warn("incremental mode: " + text);
+        }
+        logged_verdict_ = text;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        off_reason_ = verdict.usable ? "" : verdict.off_reason;
+      }
+      if (!verdict.usable) {
+        session_.Disconnect();
+        DelayNextCreation();
+        return false;
+      }
+      inspected_backend_pid_ = session_.backend_pid();
+    }
+    creation_xids_ = session_.CreateSlot();
+  } catch (const std::exception& e) {
+    bool first = create_backoff_.attempts() == 0;
+    session_.Disconnect();
+    inspected_backend_pid_ = 0;
+    DelayNextCreation();
+    if (first || create_backoff_.attempts() % 10 == 0) {
+      log::Warn("change feed: cannot create the replication slot; full passes meanwhile",
+                {{"error", e.what()},
+                 {"attempt", std::to_string(create_backoff_.attempts())},
+                 {"waited_s", std::to_string(SecondsSince(start))}});
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    off_reason_ = std::string("cannot create the replication slot: ") + e.what();
+    return false;
+  }
+  have_slot_ = true;
+  ++generation_;
+  generation_reason_ = next_reason_;
+  decoder_ = std::make_unique<ChangeDecoder>(options_.tables);
+  decoded_before_ = 0;
+  create_backoff_.Reset();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    off_reason_.clear();
+    if (generation_ == 1) stats_.CountResync(ResyncReason::kStartup);
+  }
+  log::Info("change feed: replication slot created",
+            {{"slot", session_.slot_name()},
+             {"generation", std::to_string(generation_)},
+             {"reason", ResyncLabel(generation_reason_)},
+             {"backend_pid", std::to_string(session_.backend_pid())},
+             {"in_progress_xids", std::to_string(creation_xids_.size())},
+             {"waited_s", std::to_string(SecondsSince(start))}});
+  return true;
+}
+
+void ChangeFeed::Lose(ResyncReason reason, const std::string& why) {
+  if (!have_slot_) return;
+  have_slot_ = false;
+  next_reason_ = reason;
+  // Disconnecting drops the temporary slot with its backend (if the error
+  // has not already).
+  session_.Disconnect();
+  inspected_backend_pid_ = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.up = false;
+    if (!aborted_) stats_.CountResync(reason);
+  }
+  if (!aborted_) {
+    log::Warn("change feed: slot dropped; a new slot and a full pass follow",
+              {{"reason", ResyncLabel(reason)}, {"error", why},
+               {"slot", session_.slot_name()}});
+  }
+}
+
+void ChangeFeed::DelayNextCreation() { next_creation_ = Clock::now() + create_backoff_.Next(); }
+
+std::string ChangeFeed::RenderMetrics() const { return RenderChangesMetrics(stats()); }
+
+FeedStats ChangeFeed::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void ChangeFeed::NoteFullPassCost(double seconds) { full_pass_cost_ = seconds; }
+
+std::shared_ptr<pqxx::connection> ChangeFeed::shared_connection() const {
+  return session_.shared_connection();
+}
+
+void ChangeFeed::Abort() {
+  aborted_ = true;
+  session_.Cancel();
+}
+
+ResyncReason ChangeFeed::generation_reason() const { return generation_reason_; }
+
+std::string ChangeFeed::off_reason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return off_reason_;
+}
+
+std::unique_ptr<ChangeSource> MakeChangeFeed(const config::Config& config) {
+  return std::make_unique<ChangeFeed>(FeedOptionsOf(config));
 }
 
 }  // namespace seatwatch::changes

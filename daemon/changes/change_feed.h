@@ -1,0 +1,84 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "changes/change_source.h"
+#include "changes/changes_metrics.h"
+#include "changes/publication_inspector.h"
+#include "changes/slot_session.h"
+#include "db/backoff.h"
+
+namespace seatwatch::changes {
+
+class ChangeDecoder;
+
+struct ChangeFeedOptions {
+  SlotSessionOptions slot;
+  std::map<std::string, std::string> tables;  // watched table -> key column
+};
+
+// The change feed: one temporary logical replication slot on a dedicated
+// session (SlotSession), drained and decoded into keys per transaction.
+// Every failure means a new slot (a new generation) and a full pass of the
+// incremental checks; nothing is ever retried on the same slot after an
+// error, since the error has dropped it.
+//
+// Thread-safety: as ChangeSource.
+class ChangeFeed : public ChangeSource {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit ChangeFeed(ChangeFeedOptions options);
+  ~ChangeFeed() override;
+
+  ChangeBatch Drain() override;
+  std::string RenderMetrics() const override;
+  void NoteFullPassCost(double seconds) override;
+  std::shared_ptr<pqxx::connection> shared_connection() const override;
+  void Abort() override;
+  ResyncReason generation_reason() const override;
+  std::string off_reason() const override;
+
+  // For tests and the log.
+  FeedStats stats() const;
+  const std::string& slot_name() const { return session_.slot_name(); }
+  int backend_pid() const { return session_.backend_pid(); }
+  std::uint64_t generation() const { return generation_; }
+
+ private:
+  // Creates the slot if there is none and it is time to try; false while
+  // there is none.
+  bool EnsureSlot();
+  // The slot is gone or given up: drop the session, count why.
+  void Lose(ResyncReason reason, const std::string& why);
+  void DelayNextCreation();
+
+  const ChangeFeedOptions options_;
+  SlotSession session_;
+  std::unique_ptr<ChangeDecoder> decoder_;
+  std::uint64_t decoded_before_ = 0;  // decoder_->decoded_changes() already counted
+  bool have_slot_ = false;
+  std::uint64_t generation_ = 0;
+  std::vector<std::uint64_t> creation_xids_;
+  ResyncReason next_reason_ = ResyncReason::kStartup;
+  ResyncReason generation_reason_ = ResyncReason::kStartup;
+  double full_pass_cost_ = 0;
+  db::Backoff create_backoff_;
+  Clock::time_point next_creation_{};
+  int inspected_backend_pid_ = 0;
+  std::string logged_verdict_;
+  std::atomic<bool> aborted_{false};
+
+  mutable std::mutex mutex_;  // guards stats_ and off_reason_
+  FeedStats stats_;
+  std::string off_reason_;
+};
+
+}  // namespace seatwatch::changes

@@ -1,0 +1,158 @@
+#include "changes/slot_session.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <thread>
+
+#include <pqxx/nontransaction>
+#include <pqxx/result>
+#include <pqxx/transaction>
+
+#include "changes/bytea_text.h"
+#include "util/log.h"
+
+namespace seatwatch::changes {
+
+namespace {
+
+db::SessionSettings SettingsOf(const SlotSessionOptions& options) {
+  db::SessionSettings settings;
+  settings.application_name = options.application_name;
+  settings.connect_timeout = options.connect_timeout;
+  settings.statement_timeout = options.statement_timeout;
+  settings.lock_timeout = options.lock_timeout;
+  settings.read_only = true;  // slot functions work in read-only sessions
+  return settings;
+}
+
+// Slot names allow lower-case letters, digits and underscores only.
+std::string SlotNamePart(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '_';
+  }
+  return out;
+}
+
+std::string MillisText(std::chrono::milliseconds value) {
+  return std::to_string(value.count()) + "ms";
+}
+
+}  // namespace
+
+SlotSession::SlotSession(SlotSessionOptions options)
+    : options_(std::move(options)),
+      session_(options_.dsn, SettingsOf(options_), options_.reconnect_max_backoff) {}
+
+SlotSession::~SlotSession() { Disconnect(); }
+
+pqxx::connection& SlotSession::Connection() {
+  pqxx::connection& connection = session_.Connection();
+  Track();
+  return connection;
+}
+
+void SlotSession::Track() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  tracked_ = session_.shared_connection();
+}
+
+std::vector<std::uint64_t> SlotSession::CreateSlot() {
+  pqxx::connection& connection = Connection();
+  std::string name = SlotNamePart(options_.slot_prefix) + "_" + std::to_string(getpid()) + "_" +
+                     std::to_string(++attempts_);
+  {
+    // SET LOCAL: the longer bound is for this statement alone. A read-only
+    // transaction may create a slot (it must not have written).
+    pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(connection, "seatwatch_slot");
+    tx.exec0("SET LOCAL statement_timeout = '" + MillisText(options_.create_timeout) + "'");
+    tx.exec0("SET LOCAL lock_timeout = '" + MillisText(options_.create_timeout) + "'");
+    tx.exec_params("SELECT pg_create_logical_replication_slot($1, 'pgoutput', temporary => true)",
+                   name);
+    tx.commit();
+  }
+  slot_name_ = name;
+  slot_backend_pid_ = session_.backend_pid();
+  pqxx::nontransaction tx(connection, "seatwatch_slot");
+  std::vector<std::uint64_t> xids;
+  for (const auto& row : tx.exec("SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) x")) {
+    xids.push_back(std::stoull(row[0].c_str()));
+  }
+  return xids;
+}
+
+std::vector<SlotMessage> SlotSession::Drain() {
+  pqxx::nontransaction tx(Connection(), "seatwatch_slot");
+  pqxx::result result = tx.exec_params(
+      "SELECT xid::text, data FROM pg_logical_slot_get_binary_changes($1, NULL, $2::int, "
+      "'proto_version', '1', 'publication_names', $3)",
+      slot_name_, options_.max_changes, options_.publication);
+  std::vector<SlotMessage> messages;
+  messages.reserve(result.size());
+  for (const auto& row : result) {
+    SlotMessage message;
+    message.xid = static_cast<std::uint32_t>(std::stoul(row[0].c_str()));
+    message.data = DecodeByteaText(std::string_view(row[1].c_str(), row[1].size()));
+    messages.push_back(std::move(message));
+  }
+  return messages;
+}
+
+SlotPosition SlotSession::Position() {
+  pqxx::nontransaction tx(Connection(), "seatwatch_slot");
+  pqxx::result result = tx.exec_params(
+      "SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status "
+      "FROM pg_replication_slots WHERE slot_name = $1",
+      slot_name_);
+  SlotPosition position;
+  if (result.empty()) {
+    position.lost = true;
+    return position;
+  }
+  if (!result[0][0].is_null()) position.lag_bytes = result[0][0].as<std::int64_t>();
+  if (!result[0][1].is_null()) position.wal_status = result[0][1].c_str();
+  position.lost = position.wal_status == "lost";
+  return position;
+}
+
+void SlotSession::Disconnect() {
+  {
+    // Our reference must go first: the session closes the connection only
+    // when it holds the last one, and the slot goes with the connection.
+    std::lock_guard<std::mutex> lock(mutex_);
+    tracked_.reset();
+  }
+  session_.Disconnect();
+  slot_backend_pid_ = 0;
+}
+
+bool SlotSession::has_slot() {
+  if (slot_backend_pid_ == 0) return false;
+  session_.CheckAfterError();
+  if (!session_.connected() || session_.backend_pid() != slot_backend_pid_) {
+    slot_backend_pid_ = 0;
+    return false;
+  }
+  return true;
+}
+
+void SlotSession::Cancel() {
+  std::shared_ptr<pqxx::connection> connection = shared_connection();
+  if (!connection) return;
+  std::thread([connection] {
+    try {
+      connection->cancel_query();
+    } catch (const std::exception& e) {
+      log::Debug("cannot cancel the change feed's statement", {{"error", e.what()}});
+    }
+  }).detach();
+}
+
+std::shared_ptr<pqxx::connection> SlotSession::shared_connection() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return tracked_;
+}
+
+}  // namespace seatwatch::changes
