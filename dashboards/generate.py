@@ -99,6 +99,26 @@ UP_MAPPING = [{
     },
 }]
 
+FEED_MAPPING = [{
+    "type": "value",
+    "options": {
+        "0": {"color": "orange", "index": 1, "text": "down: full passes"},
+        "1": {"color": "green", "index": 0, "text": "up"},
+    },
+}]
+
+MODE_MAPPING = [{
+    "type": "value",
+    "options": {
+        "0": {"color": "orange", "index": 1, "text": "full"},
+        "1": {"color": "green", "index": 0, "text": "incremental"},
+    },
+}]
+
+# What an empty feed panel means: the seatwatch_changes_* series and the per-check
+# incremental series exist only where [changes] is enabled.
+NO_FEED = "Incremental mode not configured"
+
 YES_NO_MAPPING = [{
     "type": "value",
     "options": {
@@ -243,11 +263,11 @@ def stat(title, description, unit, tgts, *, mappings=None, thr=None, color_mode=
     }
 
 
-def state_timeline(title, description, tgts, mappings):
+def state_timeline(title, description, tgts, mappings, no_value=None):
     return {
         "description": description,
         "fieldConfig": field_config(
-            "none", mappings=mappings, color={"mode": "thresholds"},
+            "none", mappings=mappings, color={"mode": "thresholds"}, no_value=no_value,
             custom={"fillOpacity": 80, "hideFrom": {"legend": False, "tooltip": False, "viz": False},
                     "lineWidth": 0, "spanNulls": False},
         ),
@@ -692,6 +712,96 @@ def holds_row(lay):
     ), 12, 6)
 
 
+def changes_row(lay):
+    lay.row("Incremental mode (change feed)")
+
+    lay.add(state_timeline(
+        "Change feed",
+        "seatwatch_changes_up: 1 while the feed's temporary replication slot exists and its "
+        "last drain succeeded. While it is down every incremental check runs full passes at "
+        "its normal interval (SeatwatchChangeFeedDown after 10m). Only instances with "
+        "[changes] enabled have the series.",
+        [target(f"seatwatch_changes_up{sel()}", "{{instance}}")],
+        FEED_MAPPING,
+        no_value=NO_FEED,
+    ), 12, 6)
+
+    lay.add(state_timeline(
+        "Check mode",
+        "seatwatch_check_mode per incremental check: incremental (rechecks the keys that "
+        "changed, every [changes] interval) or full (full passes at the check's own interval: "
+        "feed down, or not yet seeded after a resync).",
+        [target("max by (job, instance, check) (seatwatch_check_mode%s)" % sel('mode="incremental"'),
+                "{{check}} {{instance}}")],
+        MODE_MAPPING,
+        no_value=NO_FEED,
+    ), 12, 6)
+
+    lay.add(timeseries(
+        "Change feed lag",
+        "seatwatch_changes_lag_bytes: pg_current_wal_lsn() minus the slot's confirmed "
+        "position. At least this much WAL is retained on the primary for the slot. A healthy "
+        "feed is seconds of WAL behind; SeatwatchChangeFeedLagging warns above 1 GiB for 15m.",
+        "bytes",
+        [target(f"seatwatch_changes_lag_bytes{sel()}", "{{instance}}")],
+        no_value=NO_FEED,
+        thr=thresholds((None, "green"), (1073741824, "orange")),
+        threshold_style="line",
+    ), 8, 8)
+
+    lay.add(timeseries(
+        "Drain duration",
+        "seatwatch_changes_drain_duration_seconds: how long the last drain of the slot took "
+        "(at most [changes] max_changes changes). A drain that costs more than a full pass "
+        "drops the slot (resync drain_cost).",
+        "s",
+        [target(f"seatwatch_changes_drain_duration_seconds{sel()}", "{{instance}}")],
+        no_value=NO_FEED,
+    ), 8, 8)
+
+    lay.add(timeseries(
+        "Changes decoded per second",
+        "Row changes read from the slot per second (seatwatch_changes_decoded_total), of every "
+        "table in the publication: the write rate seatwatch follows.",
+        "ops",
+        [target(f"rate(seatwatch_changes_decoded_total{sel()}[{RATE}])", "{{instance}}")],
+        no_value=NO_FEED,
+    ), 8, 8)
+
+    lay.add(timeseries(
+        "Feed resyncs by reason",
+        "New slots made, by reason (startup, slot_lost, error, unmappable, drain_cost); each "
+        "is followed by a full pass of every incremental check. A steady rate of error or "
+        "slot_lost: see the runbook, SeatwatchChangeFeedDown.",
+        "short",
+        [target(f"sum by (job, instance, reason) (increase(seatwatch_changes_resyncs_total{sel()}[{RATE}]))",
+                "{{reason}} {{instance}}")],
+        no_value=NO_FEED,
+        stack=True,
+    ), 8, 8)
+
+    lay.add(timeseries(
+        "Dirty keys rechecked",
+        "seatwatch_dirty_keys: keys (events) the last run of each incremental check read "
+        "again. The cost of a recheck follows this number, not the size of the tables.",
+        "short",
+        [target(f"seatwatch_dirty_keys{sel()}", "{{check}} {{instance}}")],
+        no_value=NO_FEED,
+    ), 8, 8)
+
+    lay.add(timeseries(
+        "Full passes by reason",
+        "Full passes of each incremental check, by reason (startup, backstop, resync, "
+        "unmappable, feed_down, drain_cost). Expected: one backstop per [changes] "
+        "full_pass_interval; feed_down at the check's interval while the feed is down.",
+        "short",
+        [target(f"sum by (job, instance, check, reason) (increase(seatwatch_full_passes_total{sel()}[{RATE}]))",
+                "{{check}} {{reason}} {{instance}}")],
+        no_value=NO_FEED,
+        stack=True,
+    ), 8, 8)
+
+
 def monitor_row(lay):
     lay.row("The monitor itself")
 
@@ -826,6 +936,7 @@ def dashboard():
     inventory_row(lay)
     locks_row(lay)
     holds_row(lay)
+    changes_row(lay)
     monitor_row(lay)
     return {
         "annotations": {"list": [{
@@ -838,7 +949,8 @@ def dashboard():
             "type": "dashboard",
         }]},
         "description": "Booking invariants, inventory, lock waits, holds and cleanup of the "
-                       "database watched by seatwatch, and the health of seatwatch itself.",
+                       "database watched by seatwatch, its change feed (incremental mode), "
+                       "and the health of seatwatch itself.",
         "editable": True,
         "fiscalYearStartMonth": 0,
         "graphTooltip": 1,
