@@ -42,23 +42,23 @@ ChangeFeed::ChangeFeed(ChangeFeedOptions options)
 ChangeFeed::~ChangeFeed() = default;
 
 ChangeBatch ChangeFeed::Drain() {
-  ChangeBatch batch;
-  if (aborted_) return batch;
-  try {
-    if (have_slot_) {
-      session_.Connection();
-      // A backend terminated while idle is found here: the session has
-      // reconnected (or cannot), and the slot went with the old backend.
-      if (!session_.has_slot()) Lose(ResyncReason::kSlotLost, "the slot's backend is gone");
-    }
-  } catch (const std::exception& e) {
-    Lose(ResyncReason::kSlotLost, e.what());
+  if (aborted_) return ChangeBatch{};
+  // A slot found lost is replaced at once, once: its loss says nothing
+  // against a new one (a statement that failed on the slot might fail
+  // again, so after an error the next cycle tries).
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!EnsureSlot()) break;
+    ChangeBatch batch;
+    Outcome outcome = DrainSlot(batch);
+    if (outcome == Outcome::kDrained) return batch;
+    if (outcome == Outcome::kFailed) break;
   }
-  if (!EnsureSlot()) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stats_.up = false;
-    return batch;
-  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.up = false;
+  return ChangeBatch{};
+}
+
+ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
   auto start = Clock::now();
   try {
     std::vector<SlotMessage> messages = session_.Drain();
@@ -66,14 +66,16 @@ ChangeBatch ChangeFeed::Drain() {
     batch.transactions = decoder_->TakeCommitted();
     double seconds = SecondsSince(start);
     SlotPosition position = session_.Position();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.drain_duration_seconds = seconds;
+    }
     if (position.lost) {
       Lose(ResyncReason::kSlotLost, "the slot is gone or invalidated (wal_status " +
                                         (position.wal_status.empty() ? std::string("none")
                                                                      : position.wal_status) +
                                         ")");
-      std::lock_guard<std::mutex> lock(mutex_);
-      stats_.drain_duration_seconds = seconds;
-      return ChangeBatch{};
+      return Outcome::kLost;
     }
     std::uint64_t decoded = decoder_->decoded_changes();
     {
@@ -81,7 +83,6 @@ ChangeBatch ChangeFeed::Drain() {
       stats_.up = true;
       stats_.lag_bytes = position.lag_bytes;
       stats_.decoded_total += decoded - decoded_before_;
-      stats_.drain_duration_seconds = seconds;
     }
     decoded_before_ = decoded;
     if (!decoder_->unmappable().empty()) {
@@ -103,7 +104,7 @@ ChangeBatch ChangeFeed::Drain() {
            "the drain took " + std::to_string(seconds) + "s, more than a full pass (" +
                std::to_string(full_pass_cost_) + "s)");
     }
-    return batch;
+    return Outcome::kDrained;
   } catch (const std::exception& e) {
     bool gone = SlotGone(e) || !session_.has_slot();
     {
@@ -111,7 +112,7 @@ ChangeBatch ChangeFeed::Drain() {
       stats_.drain_duration_seconds = SecondsSince(start);
     }
     Lose(gone ? ResyncReason::kSlotLost : ResyncReason::kError, e.what());
-    return ChangeBatch{};
+    return gone && !aborted_ ? Outcome::kLost : Outcome::kFailed;
   }
 }
 

@@ -53,6 +53,9 @@ class ChangeFeed : public ChangeSource {
   std::uint64_t generation() const { return generation_; }
 
  private:
+  enum class Outcome { kDrained, kLost, kFailed };
+  // One drain of the slot into `batch`; on any failure the slot is dropped.
+  Outcome DrainSlot(ChangeBatch& batch);
   // Creates the slot if there is none and it is time to try; false while
   // there is none.
   bool EnsureSlot();

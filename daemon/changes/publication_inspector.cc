@@ -51,7 +51,9 @@ ORDER BY 1, 2
 }  // namespace
 
 std::string FeedVerdict::Describe() const {
-  std::string text = usable ? "on" : "off: " + off_reason;
+  // Off: what could not be mapped does not matter until the blocker goes.
+  if (!usable) return "off: " + off_reason;
+  std::string text = "on";
   for (const auto& kind : unmappable) text += "\n  cannot map: " + kind;
   for (const auto& warning : warnings) text += "\n  warning: " + warning;
   return text;

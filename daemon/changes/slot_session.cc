@@ -5,6 +5,7 @@
 #include <cctype>
 #include <thread>
 
+#include <pqxx/except>
 #include <pqxx/nontransaction>
 #include <pqxx/result>
 #include <pqxx/transaction>
@@ -51,6 +52,11 @@ SlotSession::~SlotSession() { Disconnect(); }
 pqxx::connection& SlotSession::Connection() {
   pqxx::connection& connection = session_.Connection();
   Track();
+  if (slot_backend_pid_ != 0 && session_.backend_pid() != slot_backend_pid_) {
+    // The session reconnected under us: the slot went with the old backend.
+    slot_backend_pid_ = 0;
+    throw pqxx::broken_connection("the slot's backend is gone");
+  }
   return connection;
 }
 

@@ -1,0 +1,489 @@
+// The change feed against the real scratch PostgreSQL (wal_level = logical):
+// its temporary slot on a dedicated session, what a drain returns, and each
+// way the slot is lost (a terminated backend, a statement timeout on the slot
+// session, max_slot_wal_keep_size invalidation) ending in a new slot of a new
+// generation; creation bounded while a writer runs; a truncate unmappable;
+// incremental mode off, with the reason, without wal_level = logical or
+// without the REPLICATION attribute.
+#include "changes/change_feed.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <pqxx/connection>
+#include <pqxx/except>
+#include <pqxx/nontransaction>
+#include <pqxx/result>
+#include <pqxx/transaction>
+
+#include "changes/feed_verdict.h"
+#include "changes/publication_inspector.h"
+#include "config/config.h"
+#include "support/scratch_db.h"
+#include "support/test_env.h"
+
+namespace seatwatch::changes {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using testing::ScratchDatabase;
+
+constexpr const char* kDb = "sw_change_feed";
+
+std::map<std::string, std::string> BookingTables() {
+  return {{"seats", "event_id"}, {"tickets", "event_id"}, {"payments", "event_id"}};
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+class ChangeFeedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = std::make_unique<ScratchDatabase>(kDb);
+    // The shipped setup script, as a DBA runs it (psql, not in a transaction:
+    // it builds an index CONCURRENTLY).
+    std::string output;
+    int status = testing::RunCommand(
+        testing::SourceDir() + "/scripts/pg-scratch psql " + testing::ScratchPgDir() +
+            " -X -q -v ON_ERROR_STOP=1 -U postgres -d " + kDb + " -f " + testing::SourceDir() +
+            "/queries/booking/changes-setup.sql",
+        &output);
+    ASSERT_EQ(status, 0) << output;
+    db_->Exec("CREATE TABLE filler (id int, pad text)");  // in no publication
+    db_->Exec("INSERT INTO seats (event_id, seat) SELECT e, 's' || s "
+              "FROM generate_series(1, 9) e, generate_series(1, 20) s");
+  }
+
+  ChangeFeedOptions Options(const std::string& prefix) const {
+    ChangeFeedOptions options;
+    options.slot.dsn = db_->changes_dsn();
+    options.slot.application_name = "seatwatch-test-changes";
+    options.slot.statement_timeout = 5s;
+    options.slot.create_timeout = 2s;
+    options.slot.reconnect_max_backoff = 1s;
+    options.slot.slot_prefix = prefix;
+    options.slot.publication = "seatwatch";
+    options.tables = BookingTables();
+    return options;
+  }
+
+  // A writer whose commits are flushed (so decodable) when COMMIT returns:
+  // the cluster runs with synchronous_commit = off.
+  std::unique_ptr<pqxx::connection> Writer() const {
+    auto connection = db_->Connect();
+    pqxx::nontransaction tx(*connection);
+    tx.exec0("SET synchronous_commit = on");
+    return connection;
+  }
+
+  // Commits `sql` on a flushing writer; returns the transaction's xid.
+  std::uint64_t Commit(const std::string& sql) const {
+    auto connection = Writer();
+    pqxx::work tx(*connection);
+    tx.exec(sql);
+    std::uint64_t xid = tx.exec1("SELECT pg_current_xact_id()::text")[0].as<std::uint64_t>();
+    tx.commit();
+    return xid;
+  }
+
+  // The slots of the cluster with this prefix, as "name:temporary:active_pid".
+  std::vector<std::string> Slots(const std::string& prefix) const {
+    std::vector<std::string> slots;
+    pqxx::connection connection(testing::ScratchDsn("postgres"));
+    pqxx::nontransaction tx(connection);
+    for (const auto& row : tx.exec_params(
+             "SELECT slot_name || ':' || temporary || ':' || coalesce(active_pid, 0) "
+             "FROM pg_replication_slots WHERE slot_name LIKE $1 || '\\_%' ORDER BY 1",
+             prefix)) {
+      slots.push_back(row[0].c_str());
+    }
+    return slots;
+  }
+
+  // Waits (bounded) until no backend has this pid: a terminated backend's
+  // exit, and with it its temporary slot, takes a moment.
+  bool WaitGone(int pid) const {
+    pqxx::connection connection(testing::ScratchDsn("postgres"));
+    for (auto deadline = Clock::now() + 10s; Clock::now() < deadline;) {
+      pqxx::nontransaction tx(connection);
+      if (tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid)[0]
+              .as<int>() == 0) {
+        return true;
+      }
+      tx.commit();
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+
+  std::unique_ptr<ScratchDatabase> db_;
+};
+
+std::set<std::string> KeysOf(const ChangeBatch& batch, const std::string& table) {
+  std::set<std::string> keys;
+  for (const auto& tx : batch.transactions) {
+    auto it = tx.keys.find(table);
+    if (it != tx.keys.end()) keys.insert(it->second.begin(), it->second.end());
+  }
+  return keys;
+}
+
+TEST_F(ChangeFeedTest, CreatesATemporarySlotAndDrainsTheKeysOfACommit) {
+  ChangeFeed feed(Options("sw_create"));
+  auto start = Clock::now();
+  ChangeBatch first = feed.Drain();
+  double create_ms = Ms(Clock::now() - start);
+  ASSERT_TRUE(first.feed_up) << feed.off_reason();
+  EXPECT_EQ(first.generation, 1u);
+  EXPECT_TRUE(first.transactions.empty());
+  EXPECT_EQ(feed.generation_reason(), ResyncReason::kStartup);
+  // Temporary, held by the feed's own backend, named <prefix>_<pid>_<n>.
+  std::string expected = "sw_create_" + std::to_string(getpid()) + "_1";
+  EXPECT_EQ(feed.slot_name(), expected);
+  EXPECT_EQ(Slots("sw_create"),
+            std::vector<std::string>{expected + ":true:" + std::to_string(feed.backend_pid())});
+
+  std::uint64_t xid = Commit(
+      "UPDATE seats SET status = 'held', holder = 'f1' WHERE event_id = 3 AND seat = 's1';"
+      "INSERT INTO tickets (event_id, seat, fan) VALUES (4, 's2', 'f2');"
+      "INSERT INTO payments (idempotency_key, event_id, seat, fan, amount_cents) "
+      "VALUES ('k1', 5, 's3', 'f3', 100)");
+  std::uint64_t other = Commit("DELETE FROM tickets WHERE event_id = 4");
+  start = Clock::now();
+  ChangeBatch batch = feed.Drain();
+  double drain_ms = Ms(Clock::now() - start);
+  ASSERT_TRUE(batch.feed_up);
+  EXPECT_EQ(batch.generation, 1u);
+  ASSERT_EQ(batch.transactions.size(), 2u);
+  // In commit order, with the 32-bit xid of each.
+  EXPECT_EQ(batch.transactions[0].xid, static_cast<std::uint32_t>(xid));
+  EXPECT_EQ(batch.transactions[1].xid, static_cast<std::uint32_t>(other));
+  const auto& keys = batch.transactions[0].keys;
+  EXPECT_EQ(keys.at("seats"), std::set<std::string>{"3"});
+  EXPECT_EQ(keys.at("tickets"), std::set<std::string>{"4"});
+  EXPECT_EQ(keys.at("payments"), std::set<std::string>{"5"});
+  // A ticket delete: its old key from the replica identity the script gave.
+  EXPECT_EQ(batch.transactions[1].keys.at("tickets"), std::set<std::string>{"4"});
+  EXPECT_TRUE(batch.unmappable.empty()) << batch.unmappable;
+  FeedStats stats = feed.stats();
+  EXPECT_TRUE(stats.up);
+  EXPECT_EQ(stats.decoded_total, 4u);
+  EXPECT_EQ(stats.resyncs_of(ResyncReason::kStartup), 1u);
+  EXPECT_GE(stats.lag_bytes, 0);
+  EXPECT_GT(stats.drain_duration_seconds, 0);
+  std::string text = feed.RenderMetrics();
+  EXPECT_NE(text.find("\nseatwatch_changes_up 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nseatwatch_changes_decoded_total 4\n"), std::string::npos) << text;
+  // Consumed: the next drain is empty.
+  EXPECT_TRUE(feed.Drain().transactions.empty());
+  std::cerr << "slot created and first drain in " << create_ms << " ms; drain of 2 commits "
+            << drain_ms << " ms\n";
+}
+
+TEST_F(ChangeFeedTest, ACommitOfAnUnwatchedTableGivesNoKeys) {
+  ChangeFeed feed(Options("sw_unwatched"));
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  Commit("INSERT INTO filler SELECT g, 'x' FROM generate_series(1, 100) g");
+  ChangeBatch batch = feed.Drain();
+  ASSERT_TRUE(batch.feed_up);
+  EXPECT_TRUE(batch.transactions.empty());
+  EXPECT_EQ(feed.stats().decoded_total, 0u);  // not in the publication: never sent
+  // And a watched table after it still is.
+  Commit("UPDATE seats SET version = version + 1 WHERE event_id = 9");
+  EXPECT_EQ(KeysOf(feed.Drain(), "seats"), std::set<std::string>{"9"});
+}
+
+TEST_F(ChangeFeedTest, ATerminatedBackendIsSlotLostAndANewGeneration) {
+  ChangeFeed feed(Options("sw_terminate"));
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  std::string old_slot = feed.slot_name();
+  int old_pid = feed.backend_pid();
+  db_->Exec("SELECT pg_terminate_backend(" + std::to_string(old_pid) + ")");
+  ASSERT_TRUE(WaitGone(old_pid));
+  ChangeBatch batch = feed.Drain();
+  EXPECT_TRUE(batch.feed_up) << feed.off_reason();
+  EXPECT_EQ(batch.generation, 2u);
+  EXPECT_EQ(feed.generation_reason(), ResyncReason::kSlotLost);
+  FeedStats stats = feed.stats();
+  EXPECT_EQ(stats.resyncs_of(ResyncReason::kSlotLost), 1u);
+  EXPECT_EQ(stats.resyncs_of(ResyncReason::kError), 0u);
+  EXPECT_NE(feed.backend_pid(), old_pid);
+  EXPECT_NE(feed.slot_name(), old_slot);
+  EXPECT_EQ(Slots("sw_terminate"), std::vector<std::string>{feed.slot_name() + ":true:" +
+                                                            std::to_string(feed.backend_pid())});
+  // The new slot works.
+  Commit("UPDATE seats SET version = version + 1 WHERE event_id = 2");
+  EXPECT_EQ(KeysOf(feed.Drain(), "seats"), std::set<std::string>{"2"});
+}
+
+TEST_F(ChangeFeedTest, AStatementTimeoutOnTheSlotSessionDropsTheSlot) {
+  ChangeFeedOptions options = Options("sw_timeout");
+  options.slot.statement_timeout = 300ms;
+  ChangeFeed feed(options);
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  std::string old_slot = feed.slot_name();
+  int old_pid = feed.backend_pid();
+  // A million rows to decode (of a table in no publication: pgoutput skips
+  // them, but the decoding is paid whole) take far longer than 300 ms.
+  Commit("INSERT INTO filler SELECT g, 'padding' FROM generate_series(1, 1000000) g");
+  auto start = Clock::now();
+  ChangeBatch batch = feed.Drain();
+  double failed_ms = Ms(Clock::now() - start);
+  EXPECT_FALSE(batch.feed_up);
+  FeedStats stats = feed.stats();
+  EXPECT_EQ(stats.resyncs_of(ResyncReason::kError), 1u);
+  EXPECT_EQ(stats.resyncs_of(ResyncReason::kSlotLost), 0u);
+  EXPECT_FALSE(stats.up);
+  // The error dropped the slot (and the feed its session): gone.
+  ASSERT_TRUE(WaitGone(old_pid));
+  EXPECT_TRUE(Slots("sw_timeout").empty());
+  // A new slot starts at the current WAL: the million rows are not decoded
+  // again.
+  start = Clock::now();
+  batch = feed.Drain();
+  double new_ms = Ms(Clock::now() - start);
+  EXPECT_TRUE(batch.feed_up) << feed.off_reason();
+  EXPECT_EQ(batch.generation, 2u);
+  EXPECT_EQ(feed.generation_reason(), ResyncReason::kError);
+  EXPECT_NE(feed.slot_name(), old_slot);
+  std::cerr << "drain cancelled by statement_timeout after " << failed_ms
+            << " ms; new slot and first drain " << new_ms << " ms\n";
+}
+
+TEST_F(ChangeFeedTest, CreationBlockedByAWriterIsBoundedAndLeavesNoSlot) {
+  auto writer = db_->Connect();
+  pqxx::work open(*writer);
+  open.exec0("INSERT INTO filler VALUES (1, 'open')");  // holds an xid
+  ChangeFeedOptions options = Options("sw_blocked");
+  options.slot.create_timeout = 1s;
+  ChangeFeed feed(options);
+  auto start = Clock::now();
+  ChangeBatch batch = feed.Drain();
+  auto waited = Clock::now() - start;
+  EXPECT_FALSE(batch.feed_up);
+  EXPECT_GE(waited, 1s);
+  EXPECT_LT(waited, 6s);  // create_timeout, not forever
+  EXPECT_NE(feed.off_reason().find("cannot create the replication slot"), std::string::npos)
+      << feed.off_reason();
+  EXPECT_FALSE(feed.stats().up);
+  EXPECT_TRUE(Slots("sw_blocked").empty());
+  EXPECT_NE(feed.RenderMetrics().find("\nseatwatch_changes_up 0\n"), std::string::npos);
+  open.commit();
+  // After the backoff (250 ms first), the next attempt succeeds.
+  std::this_thread::sleep_for(400ms);
+  batch = feed.Drain();
+  EXPECT_TRUE(batch.feed_up) << feed.off_reason();
+  EXPECT_EQ(batch.generation, 1u);
+  EXPECT_EQ(feed.off_reason(), "");
+  EXPECT_EQ(Slots("sw_blocked").size(), 1u);
+  std::cerr << "creation behind an open writer gave up after " << Ms(waited)
+            << " ms (create_timeout 1000 ms)\n";
+}
+
+TEST_F(ChangeFeedTest, AbortCancelsACreationInFlight) {
+  auto writer = db_->Connect();
+  pqxx::work open(*writer);
+  open.exec0("INSERT INTO filler VALUES (1, 'open')");
+  ChangeFeedOptions options = Options("sw_abort");
+  options.slot.create_timeout = 30s;
+  ChangeFeed feed(options);
+  std::thread aborter([&feed] {
+    std::this_thread::sleep_for(500ms);
+    feed.Abort();
+  });
+  auto start = Clock::now();
+  ChangeBatch batch = feed.Drain();
+  auto took = Clock::now() - start;
+  aborter.join();
+  EXPECT_FALSE(batch.feed_up);
+  EXPECT_LT(took, 2500ms);  // SIGTERM: shutdown within 2 s of the abort
+  EXPECT_FALSE(feed.Drain().feed_up);  // and stays down
+  EXPECT_TRUE(Slots("sw_abort").empty());
+  std::cerr << "Drain returned " << Ms(took) << " ms after start (abort at 500 ms)\n";
+}
+
+TEST_F(ChangeFeedTest, MaxSlotWalKeepSizeInvalidationIsSlotLost) {
+  struct Restore {
+    ~Restore() {
+      try {
+        pqxx::connection admin(testing::ScratchDsn("postgres"));
+        pqxx::nontransaction tx(admin);
+        tx.exec("ALTER SYSTEM RESET max_slot_wal_keep_size");
+        tx.exec("SELECT pg_reload_conf()");
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "max_slot_wal_keep_size not restored: " << e.what();
+      }
+    }
+  } restore;
+  {
+    pqxx::connection admin(testing::ScratchDsn("postgres"));
+    pqxx::nontransaction tx(admin);
+    tx.exec("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'");
+    tx.exec("SELECT pg_reload_conf()");
+  }
+  ChangeFeed feed(Options("sw_keep"));
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  int old_pid = feed.backend_pid();
+  // WAL beyond what the slot may keep, then a checkpoint, which invalidates
+  // the slot and terminates the backend holding it.
+  for (int i = 0; i < 3; ++i) {
+    Commit("INSERT INTO filler SELECT g, 'x' FROM generate_series(1, 1000) g");
+    db_->Exec("SELECT pg_switch_wal()");
+  }
+  db_->Exec("CHECKPOINT");
+  ASSERT_TRUE(WaitGone(old_pid));
+  std::string log = testing::ReadFile(testing::ScratchPgDir() + "/postgres.log");
+  EXPECT_NE(log.find("terminating process " + std::to_string(old_pid) +
+                     " to release replication slot \"" + feed.slot_name() + "\""),
+            std::string::npos);
+  ChangeBatch batch = feed.Drain();
+  EXPECT_TRUE(batch.feed_up) << feed.off_reason();
+  EXPECT_EQ(batch.generation, 2u);
+  EXPECT_EQ(feed.generation_reason(), ResyncReason::kSlotLost);
+  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kSlotLost), 1u);
+}
+
+TEST_F(ChangeFeedTest, ATruncateIsUnmappableAndKeepsTheSlot) {
+  ChangeFeed feed(Options("sw_truncate"));
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  std::string slot = feed.slot_name();
+  Commit("TRUNCATE tickets");
+  ChangeBatch batch = feed.Drain();
+  ASSERT_TRUE(batch.feed_up);
+  EXPECT_NE(batch.unmappable.find("truncate"), std::string::npos) << batch.unmappable;
+  EXPECT_EQ(batch.generation, 1u);
+  EXPECT_EQ(feed.slot_name(), slot);
+  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kUnmappable), 1u);
+  // Reported once: the next drain is clean.
+  EXPECT_EQ(feed.Drain().unmappable, "");
+}
+
+TEST_F(ChangeFeedTest, ADrainDearerThanAFullPassStartsOver) {
+  ChangeFeed feed(Options("sw_cost"));
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  int old_pid = feed.backend_pid();
+  feed.NoteFullPassCost(1e-6);  // any drain costs more
+  Commit("UPDATE seats SET version = version + 1 WHERE event_id = 6");
+  ChangeBatch batch = feed.Drain();
+  // This drain's keys still count; the slot is dropped after it.
+  EXPECT_TRUE(batch.feed_up);
+  EXPECT_EQ(KeysOf(batch, "seats"), std::set<std::string>{"6"});
+  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 1u);
+  ASSERT_TRUE(WaitGone(old_pid));
+  EXPECT_TRUE(Slots("sw_cost").empty());
+  feed.NoteFullPassCost(0);
+  batch = feed.Drain();
+  EXPECT_TRUE(batch.feed_up);
+  EXPECT_EQ(batch.generation, 2u);
+  EXPECT_EQ(feed.generation_reason(), ResyncReason::kDrainCost);
+}
+
+config::Config IncrementalConfig(const std::string& dsn) {
+  config::Config config;
+  config.changes.enabled = true;
+  config.changes.dsn = dsn;
+  config::QueryConfig entry;
+  entry.name = "booking";
+  entry.key = "event_id";
+  entry.tables = BookingTables();
+  entry.scoped_sql = "SELECT 1";
+  config.queries.push_back(entry);
+  return config;
+}
+
+TEST_F(ChangeFeedTest, VerdictOnAndWhatCannotBeMapped) {
+  EXPECT_EQ(CheckFeed(IncrementalConfig(db_->changes_dsn())),
+            "incremental mode: on\n  cannot map: a truncate of a watched table forces a full pass");
+  // payments back to DEFAULT (its primary key, without event_id).
+  db_->Exec("ALTER TABLE payments REPLICA IDENTITY DEFAULT");
+  auto connection = db_->Connect();
+  FeedVerdict verdict = InspectPublication(*connection, "seatwatch", BookingTables());
+  EXPECT_TRUE(verdict.usable);
+  EXPECT_EQ(verdict.unmappable,
+            (std::vector<std::string>{
+                "a truncate of a watched table forces a full pass",
+                "deletes on public.payments under replica identity DEFAULT (without event_id) "
+                "force a full pass",
+                "updates on public.payments under replica identity DEFAULT (without event_id) "
+                "force a full pass"}));
+  // tickets back to DEFAULT: no primary key, no identity at all: the trap.
+  db_->Exec("ALTER TABLE tickets REPLICA IDENTITY DEFAULT");
+  verdict = InspectPublication(*connection, "seatwatch", BookingTables());
+  ASSERT_EQ(verdict.warnings.size(), 1u);
+  EXPECT_NE(verdict.warnings[0].find("public.tickets has no replica identity (DEFAULT)"),
+            std::string::npos)
+      << verdict.warnings[0];
+}
+
+TEST_F(ChangeFeedTest, OffWhenAWatchedTableIsNotPublished) {
+  db_->Exec("ALTER PUBLICATION seatwatch DROP TABLE payments");
+  EXPECT_EQ(CheckFeed(IncrementalConfig(db_->changes_dsn())),
+            "incremental mode: off: table public.payments is not in publication seatwatch: its "
+            "changes would never arrive");
+  ChangeFeed feed(Options("sw_unpublished"));
+  EXPECT_FALSE(feed.Drain().feed_up);
+  EXPECT_NE(feed.off_reason().find("public.payments is not in publication"), std::string::npos);
+  EXPECT_TRUE(Slots("sw_unpublished").empty());
+}
+
+TEST_F(ChangeFeedTest, OffWithoutTheReplicationAttribute) {
+  db_->Exec("DO $$ BEGIN CREATE ROLE sw_norepl LOGIN; EXCEPTION WHEN duplicate_object THEN "
+            "NULL; END $$");
+  std::string dsn = db_->dsn();
+  dsn.replace(dsn.find("user=postgres"), 13, "user=sw_norepl");
+  EXPECT_EQ(CheckFeed(IncrementalConfig(dsn)),
+            "incremental mode: off: role sw_norepl has no REPLICATION attribute (ALTER ROLE ... "
+            "REPLICATION, or give [changes] dsn a role that has it)");
+  ChangeFeedOptions options = Options("sw_norepl");
+  options.slot.dsn = dsn;
+  ChangeFeed feed(options);
+  EXPECT_FALSE(feed.Drain().feed_up);
+  EXPECT_NE(feed.off_reason().find("has no REPLICATION"), std::string::npos);
+  EXPECT_NE(feed.RenderMetrics().find("\nseatwatch_changes_up 0\n"), std::string::npos);
+}
+
+// A cluster of its own: wal_level is a restart-only setting, and the shared
+// one must stay logical.
+TEST(ChangeFeedWalLevelTest, OffWithoutWalLevelLogical) {
+  std::string dir = testing::MakeTempDir("sw-replica-pg");
+  std::string script = testing::SourceDir() + "/scripts/pg-scratch";
+  std::string output;
+  int status = testing::RunCommand(
+      "PG_SCRATCH_OPTS='-c wal_level=replica' " + script + " start " + dir, &output);
+  struct Destroy {
+    std::string command;
+    ~Destroy() {
+      std::string ignored;
+      testing::RunCommand(command, &ignored);
+    }
+  } destroy{script + " destroy " + dir};
+  ASSERT_EQ(status, 0) << output;
+  std::string port = testing::ReadFile(dir + "/port");
+  port.erase(std::remove(port.begin(), port.end(), '\n'), port.end());
+  std::string dsn = "host=" + dir + "/sock port=" + port + " user=postgres dbname=postgres";
+  EXPECT_EQ(CheckFeed(IncrementalConfig(dsn)),
+            "incremental mode: off: wal_level is replica, not logical (a server restart with "
+            "wal_level = logical is needed)");
+  ChangeFeedOptions options;
+  options.slot.dsn = dsn;
+  options.slot.application_name = "seatwatch-test-changes";
+  options.tables = BookingTables();
+  ChangeFeed feed(options);
+  EXPECT_FALSE(feed.Drain().feed_up);
+  EXPECT_NE(feed.off_reason().find("wal_level is replica"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seatwatch::changes
