@@ -1,0 +1,200 @@
+#include "changes/change_decoder.h"
+
+#include <utility>
+
+#include "changes/pgoutput_error.h"
+#include "changes/pgoutput_parser.h"
+
+namespace seatwatch::changes {
+
+namespace {
+
+// Why a tuple's value cannot serve as a key, or empty when it can.
+std::string Unusable(const TupleValue& value) {
+  switch (value.kind) {
+    case TupleValue::Kind::kText: return "";
+    case TupleValue::Kind::kNull: return "is NULL";
+    case TupleValue::Kind::kUnchangedToast: return "is unchanged TOAST with no old value";
+    case TupleValue::Kind::kBinary: return "is in binary form";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// Applies one parsed message to the decoder's state.
+class ChangeDecoder::Visitor {
+ public:
+  explicit Visitor(ChangeDecoder& decoder) : d_(decoder) {}
+
+  void operator()(const BeginMessage& m) {
+    if (d_.open_) {
+      throw PgoutputError("pgoutput Begin of xid " + std::to_string(m.xid) +
+                          " inside the transaction of xid " +
+                          std::to_string(d_.open_->changes.xid));
+    }
+    d_.open_.emplace();
+    d_.open_->changes.xid = m.xid;
+  }
+
+  void operator()(const CommitMessage&) {
+    Open& open = d_.InTransaction("Commit");
+    if (open.touched_watched) d_.committed_.push_back(std::move(open.changes));
+    d_.open_.reset();
+  }
+
+  void operator()(const RelationMessage& m) { d_.relations_[m.oid] = ResolveRelation(m, d_.tables_); }
+
+  void operator()(const InsertMessage& m) {
+    Open& open = d_.InTransaction("Insert");
+    const WatchedRelation& relation = Checked(m.relation_oid, "Insert", m.new_tuple);
+    for (const WatchedKey& key : relation.watched) {
+      open.touched_watched = true;
+      if (!Published(relation, key, "insert")) continue;
+      Add(open, relation, key, m.new_tuple[key.column], "insert");
+    }
+  }
+
+  void operator()(const UpdateMessage& m) {
+    Open& open = d_.InTransaction("Update");
+    const WatchedRelation& relation = Checked(m.relation_oid, "Update", m.new_tuple);
+    if (m.old_kind != OldTuple::kNone) CheckWidth(relation, "Update", m.old_tuple);
+    for (const WatchedKey& key : relation.watched) {
+      open.touched_watched = true;
+      if (!Published(relation, key, "update")) continue;
+      const TupleValue& new_value = m.new_tuple[key.column];
+      if (m.old_kind == OldTuple::kNone) {
+        // No old tuple: the replica identity columns did not change, so the
+        // key did iff it is one of them.
+        if (!key.in_identity) NotCarried(relation, key, "update");
+        Add(open, relation, key, new_value, "update");
+        continue;
+      }
+      const TupleValue& old_value = m.old_tuple[key.column];
+      if (!AddOld(open, relation, key, m.old_kind, old_value, "update")) continue;
+      // An out-of-line key the update did not touch is the old one, added.
+      if (new_value.kind == TupleValue::Kind::kUnchangedToast) continue;
+      Add(open, relation, key, new_value, "update");
+    }
+  }
+
+  void operator()(const DeleteMessage& m) {
+    Open& open = d_.InTransaction("Delete");
+    const WatchedRelation& relation = Checked(m.relation_oid, "Delete", m.old_tuple);
+    for (const WatchedKey& key : relation.watched) {
+      open.touched_watched = true;
+      if (!Published(relation, key, "delete")) continue;
+      AddOld(open, relation, key, m.old_kind, m.old_tuple[key.column], "delete");
+    }
+  }
+
+  void operator()(const TruncateMessage& m) {
+    Open& open = d_.InTransaction("Truncate");
+    ++d_.decoded_changes_;
+    for (std::uint32_t oid : m.relation_oids) {
+      const WatchedRelation& relation = d_.Lookup(oid, "Truncate");
+      if (relation.watched.empty()) continue;
+      open.touched_watched = true;
+      d_.Unmappable("truncate on " + relation.display_name);
+    }
+  }
+
+  // Origin, Type and Message say nothing about keys.
+  void operator()(const OriginMessage&) {}
+  void operator()(const TypeMessage&) {}
+  void operator()(const LogicalMessage&) {}
+
+ private:
+  // The relation of a row change, counted, its tuple checked for width.
+  const WatchedRelation& Checked(std::uint32_t oid, const char* message, const Tuple& tuple) {
+    ++d_.decoded_changes_;
+    const WatchedRelation& relation = d_.Lookup(oid, message);
+    CheckWidth(relation, message, tuple);
+    return relation;
+  }
+
+  static void CheckWidth(const WatchedRelation& relation, const char* message,
+                         const Tuple& tuple) {
+    if (tuple.size() == relation.column_count) return;
+    throw PgoutputError("pgoutput " + std::string(message) + " on " + relation.display_name +
+                        ": a tuple of " + std::to_string(tuple.size()) +
+                        " columns, its Relation message has " +
+                        std::to_string(relation.column_count));
+  }
+
+  bool Published(const WatchedRelation& relation, const WatchedKey& key, const char* change) {
+    if (key.column >= 0) return true;
+    d_.Unmappable(std::string(change) + " on " + relation.display_name + ": column " +
+                  key.key_column + " is not published");
+    return false;
+  }
+
+  void NotCarried(const WatchedRelation& relation, const WatchedKey& key, const char* change) {
+    d_.Unmappable(std::string(change) + " on " + relation.display_name + ": replica identity " +
+                  ReplicaIdentityName(relation.replica_identity) + " does not carry " +
+                  key.key_column);
+  }
+
+  // Adds a key value; a value that cannot be one is unmappable.
+  bool Add(Open& open, const WatchedRelation& relation, const WatchedKey& key,
+           const TupleValue& value, const char* change) {
+    std::string why = Unusable(value);
+    if (why.empty()) {
+      open.changes.keys[key.table].emplace(value.data);
+      return true;
+    }
+    d_.Unmappable(std::string(change) + " on " + relation.display_name + ": " + key.key_column +
+                  " " + why);
+    return false;
+  }
+
+  // The old row's key. In a 'K' tuple the columns outside the replica
+  // identity are NULL placeholders: that is "not carried", not a NULL key.
+  bool AddOld(Open& open, const WatchedRelation& relation, const WatchedKey& key,
+              OldTuple kind, const TupleValue& value, const char* change) {
+    if (kind == OldTuple::kKey && !key.in_identity) {
+      NotCarried(relation, key, change);
+      return false;
+    }
+    return Add(open, relation, key, value, change);
+  }
+
+  ChangeDecoder& d_;
+};
+
+ChangeDecoder::ChangeDecoder(std::map<std::string, std::string> tables)
+    : tables_(std::move(tables)) {}
+
+void ChangeDecoder::Feed(std::string_view message) {
+  std::visit(Visitor(*this), ParsePgoutputMessage(message));
+}
+
+std::vector<TransactionChanges> ChangeDecoder::TakeCommitted() {
+  return std::exchange(committed_, {});
+}
+
+void ChangeDecoder::Reset() {
+  relations_.clear();
+  open_.reset();
+  committed_.clear();
+}
+
+const WatchedRelation& ChangeDecoder::Lookup(std::uint32_t oid, const char* message) const {
+  auto it = relations_.find(oid);
+  if (it == relations_.end()) {
+    throw PgoutputError("pgoutput " + std::string(message) + " of relation OID " +
+                        std::to_string(oid) + ", which no Relation message announced");
+  }
+  return it->second;
+}
+
+ChangeDecoder::Open& ChangeDecoder::InTransaction(const char* message) {
+  if (!open_) throw PgoutputError("pgoutput " + std::string(message) + " outside a transaction");
+  return *open_;
+}
+
+void ChangeDecoder::Unmappable(const std::string& reason) {
+  if (unmappable_.empty()) unmappable_ = reason;
+}
+
+}  // namespace seatwatch::changes

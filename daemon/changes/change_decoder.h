@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "changes/change_batch.h"
+#include "changes/pgoutput_messages.h"
+#include "changes/watched_relation.h"
+
+namespace seatwatch::changes {
+
+// Turns the pgoutput messages of a slot, fed in order, into the keys each
+// committed transaction changed in the watched tables.
+//
+// `tables`: watched table -> its key column (a plain name matches a relation
+// of that name in any schema, "schema.table" exactly that one). A change of a
+// watched table yields the key of its new row (Insert, Update) and of its old
+// row (Update with an old tuple, Delete). When the replica identity cannot
+// say which key a change had (an Update that may have moved the row but
+// carries no old key, a Delete whose old tuple lacks the key column, a
+// TRUNCATE, a NULL or unchanged-TOAST key with no old value), the first such
+// reason is kept in unmappable(): the keys are not enough, a full pass is.
+//
+// Every committed transaction that touched a watched table is returned by
+// TakeCommitted, also one whose change was unmappable (its xid tells a full
+// pass whether it can see it); transactions of unwatched tables only are
+// counted in decoded_changes() and dropped.
+//
+// Feed throws PgoutputError for a message that cannot be parsed and for a
+// stream that breaks the protocol (a change of a relation no Relation
+// message announced, a tuple of another width than its relation, a change
+// or Commit outside Begin/Commit, a Begin inside one). The decoder is then
+// in an unknown state: the caller starts over with a new slot and Reset().
+// Not thread-safe: one drain at a time.
+class ChangeDecoder {
+ public:
+  explicit ChangeDecoder(std::map<std::string, std::string> tables);
+
+  void Feed(std::string_view message);
+
+  std::vector<TransactionChanges> TakeCommitted();
+  const std::string& unmappable() const { return unmappable_; }
+  void ClearUnmappable() { unmappable_.clear(); }
+  // Insert, Update, Delete and Truncate messages seen, of every table.
+  std::uint64_t decoded_changes() const { return decoded_changes_; }
+  // Forgets the relations and any transaction in progress, for a new slot
+  // (pgoutput announces every relation again in each decoding call anyway).
+  // Keeps decoded_changes() and unmappable().
+  void Reset();
+
+ private:
+  struct Open {
+    TransactionChanges changes;
+    bool touched_watched = false;
+  };
+  class Visitor;
+
+  const WatchedRelation& Lookup(std::uint32_t oid, const char* message) const;
+  Open& InTransaction(const char* message);
+  void Unmappable(const std::string& reason);
+
+  std::map<std::string, std::string> tables_;
+  std::map<std::uint32_t, WatchedRelation> relations_;
+  std::optional<Open> open_;
+  std::vector<TransactionChanges> committed_;
+  std::string unmappable_;
+  std::uint64_t decoded_changes_ = 0;
+};
+
+}  // namespace seatwatch::changes

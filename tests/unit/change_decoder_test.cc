@@ -1,0 +1,314 @@
+#include "changes/change_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "changes/pgoutput_error.h"
+#include "changes/pgoutput_parser.h"
+#include "unit/pgoutput_captures.h"
+
+namespace seatwatch::changes {
+namespace {
+
+using seatwatch::testing::CapturedMessage;
+using seatwatch::testing::LoadCapture;
+using seatwatch::testing::MessageBuilder;
+using Keys = std::map<std::string, std::set<std::string>>;
+using Tables = std::map<std::string, std::string>;
+
+const Tables kBooking = {
+    {"seats", "event_id"}, {"tickets", "event_id"}, {"payments", "event_id"}};
+
+void FeedAll(ChangeDecoder& decoder, const std::vector<CapturedMessage>& messages) {
+  for (const CapturedMessage& m : messages) decoder.Feed(m.bytes);
+}
+
+// The xids of the Begin rows, in order.
+std::vector<std::uint32_t> BeginXids(const std::vector<CapturedMessage>& messages) {
+  std::vector<std::uint32_t> xids;
+  for (const CapturedMessage& m : messages) {
+    if (m.bytes[0] == 'B') xids.push_back(m.xid);
+  }
+  return xids;
+}
+
+TEST(ChangeDecoderTest, InsertsYieldTheNewKeysWithTheXid) {
+  std::vector<CapturedMessage> m = LoadCapture("insert");
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, m);
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 1u);
+  EXPECT_EQ(committed[0].xid, m[0].xid);
+  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"7"}}, {"tickets", {"7"}}, {"payments", {"7"}}}));
+  EXPECT_EQ(decoder.unmappable(), "");
+  EXPECT_EQ(decoder.decoded_changes(), 4u);
+  EXPECT_TRUE(decoder.TakeCommitted().empty());
+}
+
+// A ticket and a payment moved from event 8 to 9 and 7: both events are
+// dirty, from the old key (K) and the new row.
+TEST(ChangeDecoderTest, UpdatesYieldOldAndNewKeys) {
+  std::vector<CapturedMessage> m = LoadCapture("update");
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, m);
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 4u);
+  std::vector<std::uint32_t> xids = BeginXids(m);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(committed[i].xid, xids[i]) << i;
+  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"7"}}}));
+  EXPECT_EQ(committed[1].keys, (Keys{{"tickets", {"7"}}}));
+  EXPECT_EQ(committed[2].keys, (Keys{{"tickets", {"8", "9"}}}));
+  EXPECT_EQ(committed[3].keys, (Keys{{"payments", {"7", "8"}}}));
+  EXPECT_EQ(decoder.unmappable(), "");
+  EXPECT_EQ(decoder.decoded_changes(), 4u);
+}
+
+TEST(ChangeDecoderTest, DeletesYieldTheOldKey) {
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, LoadCapture("delete"));
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 2u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"tickets", {"7"}}}));
+  EXPECT_EQ(committed[1].keys, (Keys{{"payments", {"7"}}}));
+  EXPECT_EQ(decoder.unmappable(), "");
+}
+
+// payments under REPLICA IDENTITY DEFAULT: an update without an old tuple
+// may have moved the row (event_id is not in the identity), a delete
+// carries only idempotency_key. Both are unmappable; the transactions still
+// come out with their xids (a full pass must see them).
+TEST(ChangeDecoderTest, DefaultIdentityMakesUpdateAndDeleteUnmappable) {
+  std::vector<CapturedMessage> m = LoadCapture("delete_default");
+  ChangeDecoder decoder(kBooking);
+  for (std::size_t i = 0; i < 4; ++i) decoder.Feed(m[i].bytes);
+  EXPECT_EQ(decoder.unmappable(),
+            "update on payments: replica identity DEFAULT does not carry event_id");
+  decoder.ClearUnmappable();
+  EXPECT_EQ(decoder.unmappable(), "");
+  for (std::size_t i = 4; i < m.size(); ++i) decoder.Feed(m[i].bytes);
+  EXPECT_EQ(decoder.unmappable(),
+            "delete on payments: replica identity DEFAULT does not carry event_id");
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 2u);
+  EXPECT_EQ(committed[0].xid, m[0].xid);
+  EXPECT_EQ(committed[0].keys, (Keys{{"payments", {"7"}}}));  // the new row's, at least
+  EXPECT_EQ(committed[1].xid, m[4].xid);
+  EXPECT_EQ(committed[1].keys, Keys{});
+}
+
+TEST(ChangeDecoderTest, FirstUnmappableReasonIsKept) {
+  std::vector<CapturedMessage> m = LoadCapture("delete_default");
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, m);
+  EXPECT_EQ(decoder.unmappable(),
+            "update on payments: replica identity DEFAULT does not carry event_id");
+}
+
+TEST(ChangeDecoderTest, IdentityFullYieldsOldKeys) {
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, LoadCapture("identity_full"));
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 3u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"payments", {"7"}}}));
+  EXPECT_EQ(committed[1].keys, (Keys{{"payments", {"7", "8"}}}));
+  EXPECT_EQ(committed[2].keys, (Keys{{"payments", {"8"}}}));
+  EXPECT_EQ(decoder.unmappable(), "");
+}
+
+TEST(ChangeDecoderTest, TruncateOfAWatchedTableIsUnmappable) {
+  std::vector<CapturedMessage> m = LoadCapture("truncate");
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, m);
+  EXPECT_EQ(decoder.unmappable(), "truncate on tickets");
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 2u);
+  EXPECT_EQ(committed[0].xid, BeginXids(m)[0]);
+  EXPECT_EQ(committed[1].xid, BeginXids(m)[1]);
+  EXPECT_EQ(decoder.decoded_changes(), 2u);
+
+  ChangeDecoder payments_only(Tables{{"payments", "event_id"}});
+  FeedAll(payments_only, m);
+  EXPECT_EQ(payments_only.unmappable(), "truncate on payments");
+  EXPECT_EQ(payments_only.TakeCommitted().size(), 1u);
+}
+
+// The 2 MB ticket: its update moves it to another seat; the fan is
+// unchanged TOAST, the key comes from the old key and the new row.
+TEST(ChangeDecoderTest, TwoMegabyteRowYieldsItsKey) {
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, LoadCapture("big_row"));
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 2u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"tickets", {"12"}}}));
+  EXPECT_EQ(committed[1].keys, (Keys{{"tickets", {"12"}}}));
+  EXPECT_EQ(decoder.unmappable(), "");
+}
+
+// Keyed by the 2 MB column itself: the update's old key 'K' does not hold it
+// (not in the identity) and the new row has it as unchanged TOAST.
+TEST(ChangeDecoderTest, KeyOutsideTheIdentityIsUnmappable) {
+  ChangeDecoder decoder(Tables{{"tickets", "fan"}});
+  FeedAll(decoder, LoadCapture("big_row"));
+  EXPECT_EQ(decoder.unmappable(),
+            "update on tickets: replica identity USING INDEX does not carry fan");
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 2u);
+  ASSERT_EQ(committed[0].keys["tickets"].size(), 1u);
+  EXPECT_EQ(committed[0].keys["tickets"].begin()->size(), 65536u * 32);
+}
+
+TEST(ChangeDecoderTest, UnwatchedTablesAreCountedNotReturned) {
+  std::vector<CapturedMessage> m = LoadCapture("unwatched");
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, m);
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 1u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"13"}}}));
+  EXPECT_EQ(decoder.decoded_changes(), 2u);
+
+  ChangeDecoder tickets_only(Tables{{"tickets", "event_id"}});
+  FeedAll(tickets_only, m);
+  EXPECT_TRUE(tickets_only.TakeCommitted().empty());
+  EXPECT_EQ(tickets_only.decoded_changes(), 2u);
+}
+
+TEST(ChangeDecoderTest, MessagesAndOriginsAreSkipped) {
+  ChangeDecoder decoder(kBooking);
+  FeedAll(decoder, LoadCapture("messages"));
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 2u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"14"}}}));
+  EXPECT_EQ(committed[1].keys, (Keys{{"seats", {"14"}}}));
+  FeedAll(decoder, LoadCapture("origin"));
+  committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 1u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"15"}}}));
+}
+
+TEST(ChangeDecoderTest, SchemaQualifiedNamesMatchExactly) {
+  std::vector<CapturedMessage> m = LoadCapture("insert");
+  ChangeDecoder qualified(Tables{{"public.seats", "event_id"}, {"other.tickets", "event_id"}});
+  FeedAll(qualified, m);
+  std::vector<TransactionChanges> committed = qualified.TakeCommitted();
+  ASSERT_EQ(committed.size(), 1u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"public.seats", {"7"}}}));
+  EXPECT_TRUE(TableNameMatches("seats", "archive", "seats"));
+  EXPECT_TRUE(TableNameMatches("archive.seats", "archive", "seats"));
+  EXPECT_FALSE(TableNameMatches("archive.seats", "public", "seats"));
+  EXPECT_FALSE(TableNameMatches("seat", "public", "seats"));
+}
+
+TEST(ChangeDecoderTest, ChangeOfAnUnannouncedRelationThrows) {
+  std::vector<CapturedMessage> m = LoadCapture("insert");
+  ChangeDecoder decoder(kBooking);
+  decoder.Feed(m[0].bytes);  // Begin, then the Insert without its Relation
+  try {
+    decoder.Feed(m[2].bytes);
+    ADD_FAILURE() << "fed";
+  } catch (const PgoutputError& e) {
+    std::uint32_t oid = std::get<RelationMessage>(ParsePgoutputMessage(m[1].bytes)).oid;
+    EXPECT_EQ(std::string(e.what()), "pgoutput Insert of relation OID " + std::to_string(oid) +
+                                         ", which no Relation message announced");
+  }
+  // After Reset the relation must be announced again.
+  ChangeDecoder reset(kBooking);
+  FeedAll(reset, m);
+  reset.Reset();
+  reset.Feed(m[0].bytes);
+  EXPECT_THROW(reset.Feed(m[2].bytes), PgoutputError);
+}
+
+TEST(ChangeDecoderTest, MessagesOutOfOrderThrow) {
+  std::vector<CapturedMessage> m = LoadCapture("insert");
+  ChangeDecoder decoder(kBooking);
+  EXPECT_THROW(decoder.Feed(m.back().bytes), PgoutputError);  // Commit
+  decoder.Feed(m[1].bytes);                                    // Relation: anywhere
+  EXPECT_THROW(decoder.Feed(m[2].bytes), PgoutputError);      // Insert outside
+  decoder.Feed(m[0].bytes);
+  EXPECT_THROW(decoder.Feed(m[0].bytes), PgoutputError);      // Begin inside
+}
+
+// Hand-made: relation 1, public.t (k, v).
+std::string Relation(char identity, bool k_is_key) {
+  return MessageBuilder('R').Int32(1).String("public").String("t").Byte(identity).Int16(2)
+      .Byte(k_is_key ? 1 : 0).String("k").Int32(23).Int32(-1)
+      .Byte(0).String("v").Int32(25).Int32(-1).bytes();
+}
+std::string Begin(std::int32_t xid) { return MessageBuilder('B').Int64(1).Int64(2).Int32(xid).bytes(); }
+std::string Commit() { return MessageBuilder('C').Byte(0).Int64(1).Int64(2).Int64(3).bytes(); }
+
+TEST(ChangeDecoderTest, ANewRelationMessageReplacesTheCachedOne) {
+  ChangeDecoder decoder(Tables{{"t", "k"}});
+  decoder.Feed(Relation('d', false));
+  decoder.Feed(Begin(41));
+  decoder.Feed(MessageBuilder('D').Int32(1).Byte('K').Int16(2).Byte('n').Text("x").bytes());
+  decoder.Feed(Commit());
+  EXPECT_EQ(decoder.unmappable(), "delete on t: replica identity DEFAULT does not carry k");
+  decoder.ClearUnmappable();
+  decoder.Feed(Relation('i', true));
+  decoder.Feed(Begin(42));
+  decoder.Feed(MessageBuilder('D').Int32(1).Byte('K').Int16(2).Text("5").Byte('n').bytes());
+  decoder.Feed(Commit());
+  EXPECT_EQ(decoder.unmappable(), "");
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 2u);
+  EXPECT_EQ(committed[0].xid, 41u);
+  EXPECT_EQ(committed[0].keys, Keys{});
+  EXPECT_EQ(committed[1].xid, 42u);
+  EXPECT_EQ(committed[1].keys, (Keys{{"t", {"5"}}}));
+}
+
+TEST(ChangeDecoderTest, NullOrUnchangedToastKeysAreUnmappable) {
+  auto reason = [](const std::string& change) {
+    ChangeDecoder decoder(Tables{{"t", "k"}});
+    decoder.Feed(Relation('i', true));
+    decoder.Feed(Begin(7));
+    decoder.Feed(change);
+    decoder.Feed(Commit());
+    return decoder.unmappable();
+  };
+  EXPECT_EQ(reason(MessageBuilder('I').Int32(1).Byte('N').Int16(2).Byte('n').Text("v").bytes()),
+            "insert on t: k is NULL");
+  EXPECT_EQ(reason(MessageBuilder('U').Int32(1).Byte('N').Int16(2).Byte('u').Text("v").bytes()),
+            "update on t: k is unchanged TOAST with no old value");
+  // With the old key, an unchanged key is the old one.
+  EXPECT_EQ(reason(MessageBuilder('U').Int32(1).Byte('K').Int16(2).Text("3").Byte('n')
+                       .Byte('N').Int16(2).Byte('u').Text("v").bytes()),
+            "");
+  EXPECT_EQ(reason(MessageBuilder('D').Int32(1).Byte('K').Int16(2).Byte('n').Byte('n').bytes()),
+            "delete on t: k is NULL");
+  EXPECT_EQ(reason(MessageBuilder('I').Int32(1).Byte('N').Int16(2).Byte('b').Int32(1).Byte(3)
+                       .Text("v").bytes()),
+            "insert on t: k is in binary form");
+}
+
+TEST(ChangeDecoderTest, KeyColumnMissingFromThePublicationIsUnmappable) {
+  ChangeDecoder decoder(Tables{{"t", "event_id"}});
+  decoder.Feed(Relation('i', true));
+  decoder.Feed(Begin(9));
+  decoder.Feed(MessageBuilder('I').Int32(1).Byte('N').Int16(2).Text("1").Text("v").bytes());
+  decoder.Feed(Commit());
+  EXPECT_EQ(decoder.unmappable(), "insert on t: column event_id is not published");
+  EXPECT_EQ(decoder.TakeCommitted().size(), 1u);
+}
+
+TEST(ChangeDecoderTest, TupleOfAnotherWidthThrows) {
+  ChangeDecoder decoder(Tables{{"t", "k"}});
+  decoder.Feed(Relation('i', true));
+  decoder.Feed(Begin(9));
+  EXPECT_THROW(decoder.Feed(MessageBuilder('I').Int32(1).Byte('N').Int16(1).Text("1").bytes()),
+               PgoutputError);
+  ChangeDecoder unwatched(Tables{{"other", "k"}});
+  unwatched.Feed(Relation('i', true));
+  unwatched.Feed(Begin(9));
+  EXPECT_THROW(unwatched.Feed(MessageBuilder('U').Int32(1).Byte('N').Int16(3).Text("1")
+                                  .Text("2").Text("3").bytes()),
+               PgoutputError);
+}
+
+}  // namespace
+}  // namespace seatwatch::changes
