@@ -4,6 +4,7 @@
 #include <pqxx/transaction>
 
 #include "app/commands.h"
+#include "changes/feed_verdict.h"
 #include "checks/holds_check.h"
 #include "checks/query_entry.h"
 #include "config/describe.h"
@@ -18,6 +19,9 @@ int CheckConfigCommand(const config::Config& config) {
   std::cout << config.path << ": syntax and values OK (" << config.queries.size()
             << " query entries)\n";
   for (const auto& line : config::DescribeIncremental(config)) std::cout << line << "\n";
+  // From the database: why incremental mode is off (wal_level, REPLICATION,
+  // the publication), or what it cannot map.
+  if (config.changes.enabled) std::cout << changes::CheckFeed(config) << "\n";
   db::SessionSettings settings;
   settings.application_name = config.database.application_name;
   settings.connect_timeout = config.database.connect_timeout;

@@ -12,7 +12,12 @@ namespace seatwatch::changes {
 std::string CheckFeed(const config::Config& config) {
   const std::string prefix = "incremental mode: ";
   if (!config.changes.enabled) return prefix + "off: [changes] enabled = false";
-  ChangeFeedOptions options = FeedOptionsOf(config);
+  ChangeFeedOptions options;
+  try {
+    options = FeedOptionsOf(config);
+  } catch (const std::exception& e) {
+    return prefix + "off: " + e.what();
+  }
   if (options.tables.empty()) return prefix + "off: no [[invariant]] or [[metric]] is incremental";
   db::SessionSettings settings;
   settings.application_name = options.slot.application_name;
@@ -29,9 +34,13 @@ std::string CheckFeed(const config::Config& config) {
     return prefix + "off: the changes DSN " + db::MaskDsn(options.slot.dsn) +
            " is not reachable: " + error;
   }
-  FeedVerdict verdict =
-      InspectPublication(*connection, options.slot.publication, options.tables);
-  return prefix + verdict.Describe();
+  try {
+    FeedVerdict verdict =
+        InspectPublication(*connection, options.slot.publication, options.tables);
+    return prefix + verdict.Describe();
+  } catch (const std::exception& e) {
+    return prefix + "off: cannot inspect the publication: " + e.what();
+  }
 }
 
 }  // namespace seatwatch::changes
