@@ -11,7 +11,10 @@ namespace seatwatch::app {
 
 int OnceCommand(const config::Config& config, const std::string& version) {
   metrics::SnapshotStore store;
-  poll::Poller poller(config, checks::BuildChecks(config), store, version);
+  // One pass, no slot: incremental entries run their full query.
+  config::Config once = config;
+  once.changes.enabled = false;
+  poll::Poller poller(once, checks::BuildChecks(once), store, version);
   metrics::PollState state = poller.RunAllOnce();
   std::cout << report::FormatOnceReport(state, db::MaskDsn(config.database.dsn));
   return report::OnceExitCode(state);

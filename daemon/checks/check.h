@@ -7,8 +7,10 @@
 
 #include <pqxx/transaction_base>
 
+#include "changes/change_batch.h"
 #include "checks/check_output.h"
 #include "db/query_cache.h"
+#include "metrics/incremental_status.h"
 
 namespace seatwatch::checks {
 
@@ -46,6 +48,22 @@ class Check {
   virtual std::vector<std::string> invariants() const { return {}; }
 
   virtual CheckOutput Run(CheckContext& context) = 0;
+
+  // Incremental checks ([[invariant]]/[[metric]] with scoped_sql while
+  // [changes] is enabled): before a poll in which one is due, the poller
+  // drains the change feed once and hands the batch to every check that
+  // wants changes (due or not: they accumulate), with the reason the feed's
+  // current generation began. Checks never see where the keys came from.
+  virtual bool wants_changes() const { return false; }
+  virtual void AcceptChanges(const changes::ChangeBatch& batch,
+                             changes::ResyncReason generation_reason) {
+    (void)batch;
+    (void)generation_reason;
+  }
+  // Mode, dirty keys and full passes, read by the poller after every run.
+  virtual std::optional<metrics::IncrementalStatus> incremental_status() const {
+    return std::nullopt;
+  }
 
   // On a config reload the poller builds new checks; a check with the same
   // name as one it replaces is handed the old instance here, so that state

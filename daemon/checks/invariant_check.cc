@@ -45,8 +45,28 @@ std::string ViolationsKey(const std::vector<Violation>& violations) {
 
 }  // namespace
 
-InvariantCheck::InvariantCheck(config::QueryConfig entry, Millis interval)
-    : entry_(std::move(entry)), interval_(interval) {}
+InvariantCheck::InvariantCheck(config::QueryConfig entry, Millis interval,
+                               std::optional<IncrementalSettings> incremental)
+    : entry_(std::move(entry)), interval_(interval) {
+  if (incremental && entry_.incremental()) {
+    incremental_ = std::make_unique<IncrementalSource>(entry_, *incremental);
+  }
+}
+
+void InvariantCheck::AcceptChanges(const changes::ChangeBatch& batch,
+                                   changes::ResyncReason generation_reason) {
+  if (incremental_) incremental_->AcceptChanges(batch, generation_reason);
+}
+
+std::optional<metrics::IncrementalStatus> InvariantCheck::incremental_status() const {
+  if (!incremental_) return std::nullopt;
+  return incremental_->Status();
+}
+
+void InvariantCheck::TakeStateFrom(Check& previous) {
+  auto* old = dynamic_cast<InvariantCheck*>(&previous);
+  if (old && incremental_ && old->incremental_) incremental_->TakeStateFrom(*old->incremental_);
+}
 
 DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string& sql,
                                        const std::vector<Violation>& violations) const {
@@ -75,7 +95,8 @@ DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string&
 }
 
 CheckOutput InvariantCheck::Run(CheckContext& context) {
-  BoundRows bound = FetchEntryRows(context, entry_);
+  BoundRows bound =
+      incremental_ ? incremental_->Fetch(context) : FetchEntryRows(context, entry_);
   auto grouped = metrics::RowsToViolations(*bound.rows, bound.binding, entry_.invariants);
   CheckOutput output;
   for (const auto& name : entry_.invariants) {

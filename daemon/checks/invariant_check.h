@@ -1,10 +1,14 @@
 #pragma once
 
+#include <memory>
+#include <optional>
+
 #include <chrono>
 #include <map>
 #include <string>
 
 #include "checks/check.h"
+#include "checks/incremental_source.h"
 #include "config/config.h"
 
 namespace seatwatch::checks {
@@ -21,12 +25,23 @@ class InvariantCheck : public Check {
   static constexpr int kDetailRows = 20;
   static constexpr std::chrono::minutes kDetailMaxAge{5};
 
-  InvariantCheck(config::QueryConfig entry, Millis interval);
+  // With `incremental` (an entry with scoped_sql while [changes] is
+  // enabled) the rows come from an IncrementalSource; everything after the
+  // fetch is the same.
+  InvariantCheck(config::QueryConfig entry, Millis interval,
+                 std::optional<IncrementalSettings> incremental = std::nullopt);
 
   const std::string& name() const override { return entry_.name; }
-  Millis interval() const override { return interval_; }
+  Millis interval() const override {
+    return incremental_ ? incremental_->Interval(interval_) : interval_;
+  }
   std::vector<std::string> invariants() const override { return entry_.invariants; }
   CheckOutput Run(CheckContext& context) override;
+  bool wants_changes() const override { return incremental_ != nullptr; }
+  void AcceptChanges(const changes::ChangeBatch& batch,
+                     changes::ResyncReason generation_reason) override;
+  std::optional<metrics::IncrementalStatus> incremental_status() const override;
+  void TakeStateFrom(Check& previous) override;
 
  private:
   DetailRows FetchDetail(CheckContext& context, const std::string& sql,
@@ -40,6 +55,7 @@ class InvariantCheck : public Check {
 
   config::QueryConfig entry_;
   Millis interval_;
+  std::unique_ptr<IncrementalSource> incremental_;
   std::map<std::string, CachedDetail> details_;  // by invariant
 };
 

@@ -27,6 +27,18 @@ struct BoundRows {
 // max_rows + 1`.
 std::string RowLimitedSql(const config::QueryConfig& entry);
 
+// `sql` wrapped in the same row limit as RowLimitedSql.
+std::string RowLimited(const std::string& sql, const config::QueryConfig& entry);
+
+// Throws db::DataError (too_many_rows) for more than the entry's max_rows.
+void CheckRowLimit(const db::Rows& rows, const config::QueryConfig& entry);
+
+// Binds the entry's columns; throws EntryMismatch for a missing one.
+metrics::ColumnBinding BindEntryColumns(const db::Rows& rows, const config::QueryConfig& entry);
+
+// "invariant" or "metric", for messages naming a key of the entry.
+const char* EntrySection(const config::QueryConfig& entry);
+
 // Runs the entry's SQL through the poll's query cache and binds its columns.
 // Throws db::DataError (too_many_rows) for more than max_rows rows,
 // EntryMismatch for a missing column, and whatever the query threw.

@@ -13,7 +13,13 @@ Rows QueryCache::RunUncached(pqxx::transaction_base& tx, const std::string& sql,
 
 std::shared_ptr<const Rows> QueryCache::Run(pqxx::transaction_base& tx, const std::string& sql,
                                             const std::vector<std::string>& params) {
-  Key key{sql, params};
+  return Run(tx, sql, params, std::string());
+}
+
+std::shared_ptr<const Rows> QueryCache::Run(pqxx::transaction_base& tx, const std::string& sql,
+                                            const std::vector<std::string>& params,
+                                            const std::string& tag) {
+  Key key{sql, params, tag};
   auto it = entries_.find(key);
   if (it != entries_.end()) {
     if (it->second.error) std::rethrow_exception(it->second.error);

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,11 @@ class QueryCache {
   // Throws whatever the query threw, also on a repeated request.
   std::shared_ptr<const Rows> Run(pqxx::transaction_base& tx, const std::string& sql,
                                   const std::vector<std::string>& params);
+  // The same, with `tag` part of what identifies the result but not sent:
+  // incremental checks name the pending transactions their snapshot saw, so
+  // that a result is shared only by checks that agree on them.
+  std::shared_ptr<const Rows> Run(pqxx::transaction_base& tx, const std::string& sql,
+                                  const std::vector<std::string>& params, const std::string& tag);
 
   // Runs without caching.
   Rows RunUncached(pqxx::transaction_base& tx, const std::string& sql,
@@ -32,7 +38,7 @@ class QueryCache {
   int executions() const { return executions_; }
 
  private:
-  using Key = std::pair<std::string, std::vector<std::string>>;
+  using Key = std::tuple<std::string, std::vector<std::string>, std::string>;
   struct Entry {
     std::shared_ptr<const Rows> rows;
     std::exception_ptr error;

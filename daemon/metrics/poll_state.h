@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "checks/check_output.h"
+#include "metrics/incremental_status.h"
 
 namespace seatwatch::metrics {
 
@@ -29,6 +31,8 @@ struct CheckStatus {
   // The check's series in text format, rendered once when the check ran, so
   // a poll of one check does not re-render every other check's series.
   std::shared_ptr<const std::string> rendered;
+  // Incremental checks only: kept after every run, success or failure.
+  std::optional<IncrementalStatus> incremental;
 };
 
 // When an invariant's current OK/VIOLATED status began, as this process saw it.
@@ -45,6 +49,9 @@ struct PollState {
   double poll_interval_seconds = 0;
   std::vector<CheckStatus> checks;
   std::map<std::string, InvariantHistory> history;
+  // The change feed's own series (seatwatch_changes_*) in text format, from
+  // its last drain; empty without a feed (checks lane only).
+  std::string changes_metrics;
 };
 
 }  // namespace seatwatch::metrics

@@ -95,6 +95,33 @@ void AddInvariantFamilies(const PollState& state, std::vector<prometheus::Metric
   out.push_back(std::move(since));
 }
 
+// Incremental checks only (CheckStatus::incremental): their mode, what the
+// last cycle rechecked and why they read everything again.
+void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::MetricFamily>& out) {
+  auto dirty = GaugeFamily("seatwatch_dirty_keys",
+                           "Keys the incremental check rechecked in its last run (0 after a full "
+                           "pass or a cycle in which nothing changed).");
+  auto passes = CounterFamily("seatwatch_full_passes_total",
+                              "Full passes of an incremental check by reason: startup, backstop "
+                              "([changes] full_pass_interval), resync (a new slot), unmappable (a "
+                              "change without its key), feed_down, drain_cost.");
+  auto mode = GaugeFamily("seatwatch_check_mode",
+                          "1 for the incremental check's current mode: incremental (rechecks "
+                          "the keys the change feed names) or full (reads everything).");
+  for (const auto& check : state.checks) {
+    if (!check.incremental) continue;
+    const IncrementalStatus& status = *check.incremental;
+    AddGauge(dirty, {{"check", check.name}}, static_cast<double>(status.dirty_keys));
+    for (const auto& [reason, count] : status.full_passes) {
+      AddCounter(passes, {{"check", check.name}, {"reason", reason}}, static_cast<double>(count));
+    }
+    for (const char* name : {"incremental", "full"}) {
+      AddGauge(mode, {{"check", check.name}, {"mode", name}}, status.mode == name ? 1 : 0);
+    }
+  }
+  for (auto* family : {&dirty, &passes, &mode}) out.push_back(std::move(*family));
+}
+
 void WriteDetail(util::JsonWriter& json, const checks::DetailRows& detail) {
   json.BeginObject();
   json.Key("columns").BeginArray();
@@ -126,6 +153,7 @@ std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state) {
   AddSelfFamilies(state, families);
   AddCheckFamilies(state, families);
   AddInvariantFamilies(state, families);
+  AddIncrementalFamilies(state, families);
   return families;
 }
 
@@ -157,6 +185,10 @@ std::string InvariantsJson(const PollState& state) {
       json.BeginObject();
       json.Key("name").String(name);
       json.Key("check").String(check.name);
+      if (check.incremental) {
+        json.Key("mode").String(check.incremental->mode);
+        json.Key("last_full_pass_unix").Number(check.incremental->last_full_pass_unix);
+      }
       if (!result) {
         json.Key("status").String("unknown");
         json.Key("reason").String(check.has_run ? check.last_error : "not run yet");
@@ -211,6 +243,9 @@ Snapshot BuildSnapshot(const PollState& state) {
       std::make_shared<const std::string>(RenderText(BuildFamilies(state))));
   for (const auto& check : state.checks) {
     if (check.output && check.rendered) snapshot.metrics_parts.push_back(check.rendered);
+  }
+  if (!state.changes_metrics.empty()) {
+    snapshot.metrics_parts.push_back(std::make_shared<const std::string>(state.changes_metrics));
   }
   snapshot.invariants_json = InvariantsJson(state);
   for (const auto& check : state.checks) {

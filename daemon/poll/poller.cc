@@ -24,6 +24,7 @@ std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>>
     entry.status.name = check->name();
     entry.status.interval_seconds = std::chrono::duration<double>(check->interval()).count();
     entry.status.invariants = check->invariants();
+    entry.status.incremental = check->incremental_status();
     InitErrorCounters(entry.status);
     entry.check = std::move(check);
     out.push_back(std::move(entry));
@@ -34,7 +35,8 @@ std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>>
 // The watchdog's limits for one check (see StatementWatchdog): silence, the
 // check's statement_timeout plus a margin; in all, one statement_timeout per
 // statement it may run (its query, one detail query per invariant, the
-// transaction's own) plus the margin.
+// transaction's own; an incremental check's visibility and readiness
+// queries) plus the margin.
 db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
                                                const TransactionSettings& wanted) {
   return check.statement_timeout().value_or(wanted.statement_timeout) + Poller::kWatchdogMargin;
@@ -43,7 +45,8 @@ db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
 db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
                                               const TransactionSettings& wanted) {
   auto timeout = check.statement_timeout().value_or(wanted.statement_timeout);
-  return timeout * static_cast<int>(2 + check.invariants().size()) + Poller::kWatchdogMargin;
+  int statements = 2 + static_cast<int>(check.invariants().size()) + (check.wants_changes() ? 2 : 0);
+  return timeout * statements + Poller::kWatchdogMargin;
 }
 
 bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
@@ -54,6 +57,25 @@ bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
          x.application_name == y.application_name && x.connect_timeout == y.connect_timeout &&
          x.statement_timeout == y.statement_timeout && x.lock_timeout == y.lock_timeout &&
          x.read_only == y.read_only;
+}
+
+// Whether the change feed made for `a` serves `b` as it is: the same
+// [changes] settings, database and watched tables. Otherwise a reload makes
+// a new one (a new slot, so every incremental check starts over).
+bool SameFeed(const config::Config& a, const config::Config& b) {
+  auto tables = [](const config::Config& config) {
+    std::vector<std::map<std::string, std::string>> out;
+    for (const auto& entry : config.queries) {
+      if (entry.incremental()) out.push_back(entry.tables);
+    }
+    return out;
+  };
+  const auto& x = a.changes;
+  const auto& y = b.changes;
+  return x.enabled == y.enabled && x.dsn == y.dsn && x.publication == y.publication &&
+         x.slot_prefix == y.slot_prefix && x.statement_timeout == y.statement_timeout &&
+         x.create_timeout == y.create_timeout && x.max_changes == y.max_changes &&
+         a.database.dsn == b.database.dsn && tables(a) == tables(b);
 }
 
 }  // namespace
@@ -91,8 +113,78 @@ void Poller::Stop() {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
     wake_.notify_all();
+    if (feed_) feed_->Abort();
   }
   watchdog_->Abort();
+}
+
+void Poller::SetChangeFeedFactory(ChangeFeedFactory factory) {
+  feed_factory_ = std::move(factory);
+  UpdateChangeFeed(true);
+  RebuildState();
+}
+
+void Poller::UpdateChangeFeed(bool config_changed) {
+  bool wanted = feed_factory_ && std::any_of(checks_.begin(), checks_.end(), [](const auto& entry) {
+                  return entry.check->wants_changes();
+                });
+  if (wanted && feed_ && !config_changed) return;
+  std::unique_ptr<changes::ChangeSource> fresh;
+  if (wanted) {
+    try {
+      fresh = feed_factory_(config_);
+    } catch (const std::exception& e) {
+      log::Error("cannot make the change feed; incremental checks run full passes",
+                 {{"error", e.what()}});
+    }
+  }
+  std::unique_ptr<changes::ChangeSource> old;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    old = std::move(feed_);
+    feed_ = std::move(fresh);
+  }
+  if (old || !feed_) {
+    // Whatever the checks were seeded in is gone: tell them, so that the
+    // next feed's first batch is a new generation for them, whatever its
+    // number.
+    changes::ChangeBatch down;
+    for (auto& entry : checks_) {
+      if (entry.check->wants_changes()) {
+        entry.check->AcceptChanges(down, changes::ResyncReason::kStartup);
+      }
+    }
+  }
+  // `old` goes here: its slot with it.
+}
+
+void Poller::DrainChanges() {
+  const auto& changes = config_.changes;
+  // Silence: one statement of the slot session; in all, a connect, a slot
+  // creation, the publication's inspection and the drain.
+  auto silence = changes.statement_timeout + kWatchdogMargin;
+  auto total = config_.database.connect_timeout + changes.create_timeout +
+               changes.statement_timeout * 4 + kWatchdogMargin;
+  changes::ChangeBatch batch;
+  changes::ResyncReason reason = changes::ResyncReason::kStartup;
+  // The lane's watchdog: a slot session that stops answering is dropped
+  // like a stalled check (the lane shows as overdue meanwhile), and SIGTERM
+  // cancels a drain as it cancels a check.
+  watchdog_->Arm(feed_->shared_connection(), silence, total);
+  try {
+    batch = feed_->Drain();
+    reason = feed_->generation_reason();
+  } catch (const std::exception& e) {
+    // Drain() promises not to throw; a down batch if it does.
+    log::Error("change feed drain failed", {{"error", e.what()}});
+    batch = changes::ChangeBatch{};
+  }
+  if (watchdog_->Disarm()) {
+    log::Warn("change feed gave no answer in time; connection dropped");
+  }
+  for (auto& entry : checks_) {
+    if (entry.check->wants_changes()) entry.check->AcceptChanges(batch, reason);
+  }
 }
 
 void Poller::Reload(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks) {
@@ -122,9 +214,11 @@ void Poller::ApplyPendingReload() {
     entry.status = std::move(it->second.status);
     entry.status.interval_seconds = interval;
     entry.status.invariants = invariants;
+    entry.status.incremental = entry.check->incremental_status();
     entry.next_due = it->second.next_due;
   }
   bool database_changed = !SameSession(pending->config, config_, lane_);
+  bool feed_changed = !SameFeed(pending->config, config_);
   if (lane_ == Lane::kChecks && pending->config.http.listen != config_.http.listen) {
     log::Warn("http.listen changed; it takes effect after a restart",
               {{"listen", config_.http.listen}});
@@ -136,6 +230,7 @@ void Poller::ApplyPendingReload() {
   }
   // A lane left without checks ([locks] disabled) keeps no idle session open.
   if (checks_.empty()) session_->Disconnect();
+  UpdateChangeFeed(feed_changed);
   RebuildState();
   log::Info("configuration reloaded",
             {{"lane", LaneName(lane_)}, {"checks", std::to_string(checks_.size())}});
@@ -153,9 +248,11 @@ void Poller::PollDue(bool force_all) {
   // checks.
   std::vector<ScheduledCheck*> due;
   std::vector<ScheduledCheck*> own;
+  bool wants_changes = false;
   for (auto& entry : checks_) {
     if (!force_all && entry.next_due > now) continue;
     (entry.check->shares_snapshot() ? due : own).push_back(&entry);
+    wants_changes = wants_changes || entry.check->wants_changes();
     // Keep the cadence, but never queue up missed runs after a stall.
     entry.next_due += entry.check->interval();
     if (entry.next_due <= now) entry.next_due = now + entry.check->interval();
@@ -163,6 +260,11 @@ void Poller::PollDue(bool force_all) {
   due.insert(due.end(), own.begin(), own.end());
   if (due.empty()) return;
   state_.last_poll_unix = UnixNow();
+  // The intervals the checks were just scheduled with, before the drain
+  // and the runs can change them.
+  std::vector<checks::Millis> intervals;
+  for (auto* entry : due) intervals.push_back(entry->check->interval());
+  if (wants_changes && feed_) DrainChanges();
 
   TransactionSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
   // What the session's connection options already set in every transaction.
@@ -198,6 +300,7 @@ void Poller::PollDue(bool force_all) {
                    Budget(*due[i]->check, wanted));
     RunOutcome outcome =
         RunCheckTransaction(*connection, *due[i], queries, wanted, session, may_retry);
+    due[i]->status.incremental = due[i]->check->incremental_status();
     bool gave_up = watchdog_->Disarm();
     session_->CheckAfterError();
     if (outcome == RunOutcome::kLostBeforeStart && may_retry && (gave_up || stopping())) {
@@ -218,6 +321,20 @@ void Poller::PollDue(bool force_all) {
     }
     ran_any = true;
   }
+  // An incremental check's interval follows its mode ([changes] interval
+  // while seeded in a live feed): reschedule one whose run changed it.
+  for (std::size_t i = 0; i < due.size(); ++i) {
+    if (!due[i]->check->wants_changes()) continue;
+    auto interval = due[i]->check->interval();
+    if (interval != intervals[i]) due[i]->next_due = now + interval;
+  }
+  // What falling back to full passes would cost: the last full pass of
+  // every incremental check (entries sharing a query paid it once).
+  double full_pass_cost = 0;
+  for (const auto& entry : checks_) {
+    if (entry.status.incremental) full_pass_cost += entry.status.incremental->last_full_pass_seconds;
+  }
+  if (feed_ && full_pass_cost > 0) feed_->NoteFullPassCost(full_pass_cost);
   session_->CheckAfterError();
   state_.database_up = session_->connected();
   if (state_.database_up) state_.last_successful_poll_unix = state_.last_poll_unix;
@@ -248,6 +365,7 @@ void Poller::RebuildState() {
 void Poller::Publish() {
   UpdateHistory();
   RebuildState();
+  state_.changes_metrics = feed_ ? feed_->RenderMetrics() : std::string();
   publisher_->Publish(slot_, state_);
   // The poll's rows are freed by now, and the previous snapshot with
   // them unless a scrape still holds it.
@@ -274,6 +392,14 @@ void Poller::Run() {
     wake_.wait_until(lock, next, [this] { return stop_ || pending_ != nullptr; });
   }
   session_->Disconnect();
+  {
+    // Its connection, and the temporary slot with it.
+    std::unique_ptr<changes::ChangeSource> feed;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      feed = std::move(feed_);
+    }
+  }
   log::Info("poller stopped", {{"lane", LaneName(lane_)}});
 }
 

@@ -3,12 +3,14 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "changes/change_source.h"
 #include "checks/check.h"
 #include "config/config.h"
 #include "db/session.h"
@@ -31,9 +33,17 @@ namespace seatwatch::poll {
 // plus kWatchdogMargin is cancelled and dropped, and the lane is published
 // as overdue (seatwatch_up 0, none of its series) at that moment, even if
 // its thread stays blocked.
+//
+// Incremental checks (Check::wants_changes): the checks lane's poller owns
+// the change feed. Before a poll in which such a check is due it drains the
+// feed once (under the lane's watchdog) and hands the batch to every check
+// that wants changes; after the poll it tells the feed what the full passes
+// cost. Stop() aborts the feed too.
 class Poller {
  public:
   static constexpr std::chrono::seconds kWatchdogMargin{2};
+  using ChangeFeedFactory =
+      std::function<std::unique_ptr<changes::ChangeSource>(const config::Config&)>;
 
   // One poller, every check, one session, publishing to `store` alone (--once,
   // tests).
@@ -44,6 +54,12 @@ class Poller {
   Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks, Lane lane,
          std::shared_ptr<StatePublisher> publisher, std::size_t slot, std::string version);
   ~Poller();
+
+  // Before Run(): how to make the change feed, made now (and again on a
+  // reload that changes [changes] or the watched tables) while some check
+  // wants changes. A factory that throws leaves the checks in full-pass
+  // mode. Without one (--once, most tests) there is no feed.
+  void SetChangeFeedFactory(ChangeFeedFactory factory);
 
   void Run();
   void Stop();
@@ -59,6 +75,8 @@ class Poller {
 
  private:
   void PollDue(bool force_all);
+  void DrainChanges();
+  void UpdateChangeFeed(bool config_changed);
   void ApplyPendingReload();
   void Publish();
   void UpdateHistory();
@@ -74,6 +92,8 @@ class Poller {
   std::unique_ptr<db::Session> session_;
   std::unique_ptr<db::StatementWatchdog> watchdog_;
   metrics::PollState state_;
+  ChangeFeedFactory feed_factory_;
+  std::unique_ptr<changes::ChangeSource> feed_;  // replaced under mutex_ (Stop aborts it)
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -10,6 +10,13 @@ PollerGroup::PollerGroup(const config::Config& config,
     pollers_.push_back(std::make_unique<Poller>(config, TakeLane(checks, kLanes[slot]),
                                                 kLanes[slot], publisher_, slot, version));
   }
+  // The change feed belongs to the checks lane, the only one with
+  // incremental checks; it is made only while one of them is configured.
+  for (std::size_t slot = 0; slot < std::size(kLanes); ++slot) {
+    if (kLanes[slot] != Lane::kChecks) continue;
+    pollers_[slot]->SetChangeFeedFactory(
+        [](const config::Config& config) { return changes::MakeChangeFeed(config); });
+  }
 }
 
 PollerGroup::~PollerGroup() {

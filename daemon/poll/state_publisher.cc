@@ -47,6 +47,7 @@ metrics::PollState MergeLanes(const std::vector<metrics::PollState>& lanes) {
     if (merged.poll_interval_seconds <= 0) merged.poll_interval_seconds = lane.poll_interval_seconds;
     merged.checks.insert(merged.checks.end(), lane.checks.begin(), lane.checks.end());
     merged.history.insert(lane.history.begin(), lane.history.end());
+    merged.changes_metrics += lane.changes_metrics;
     if (lane.checks.empty()) continue;
     any = true;
     up = up && lane.database_up;

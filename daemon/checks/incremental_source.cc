@@ -1,0 +1,188 @@
+#include "checks/incremental_source.h"
+
+#include <algorithm>
+
+#include "db/array_literal.h"
+
+namespace seatwatch::checks {
+
+// The pending xids the snapshot cannot see yet. pgoutput gives 32-bit xids:
+// each is widened to the xid8 nearest the snapshot's xmax (a signed 32-bit
+// distance, so an xid just above xmax, committed after the snapshot, stays
+// above it and is invisible).
+const char* const IncrementalSource::kVisibilitySql =
+    "SELECT x FROM unnest($1::bigint[]) AS x, "
+    "LATERAL (SELECT pg_current_snapshot() AS s) s, "
+    "LATERAL (SELECT pg_snapshot_xmax(s.s)::text::bigint AS m) m "
+    "WHERE NOT pg_visible_in_snapshot("
+    "(m.m + ((((x - (m.m & 4294967295)) + 2147483648) & 4294967295) - 2147483648))::text::xid8, "
+    "s.s)";
+
+// Creation xids (in progress when the slot was created) that have committed
+// but that this snapshot cannot see: the slot skipped them, so a full pass
+// that cannot see them would miss their changes.
+const char* const IncrementalSource::kReadinessSql =
+    "SELECT count(*) AS invisible FROM unnest($1::text[]::xid8[]) AS x "
+    "WHERE pg_xact_status(x) = 'committed' AND NOT pg_visible_in_snapshot(x, pg_current_snapshot())";
+
+namespace {
+
+double UnixSeconds(std::chrono::system_clock::time_point at) {
+  return std::chrono::duration<double>(at.time_since_epoch()).count();
+}
+
+template <typename T>
+std::vector<std::string> AsText(const std::vector<T>& values) {
+  std::vector<std::string> out;
+  out.reserve(values.size());
+  for (auto value : values) out.push_back(std::to_string(value));
+  return out;
+}
+
+// What a run's snapshot saw of the pending xids, for the query cache.
+std::string SeenTag(const std::vector<std::uint32_t>& visible) {
+  std::string tag = "incremental; visible xids:";
+  for (auto xid : visible) tag += " " + std::to_string(xid);
+  return tag;
+}
+
+std::set<std::string> TableNames(const std::map<std::string, std::string>& tables) {
+  std::set<std::string> names;
+  for (const auto& entry : tables) names.insert(entry.first);
+  return names;
+}
+
+}  // namespace
+
+IncrementalSource::IncrementalSource(const config::QueryConfig& entry,
+                                     IncrementalSettings settings)
+    : entry_(entry),
+      settings_(settings),
+      rows_(std::make_unique<IncrementalRows>(entry.key, entry.expiry_column,
+                                              TableNames(entry.tables),
+                                              settings.full_pass_interval)) {}
+
+void IncrementalSource::AcceptChanges(const changes::ChangeBatch& batch,
+                                      changes::ResyncReason generation_reason) {
+  rows_->AcceptChanges(batch, generation_reason);
+}
+
+Millis IncrementalSource::Interval(Millis normal) const {
+  return rows_->seeded() ? settings_.interval : normal;
+}
+
+bool IncrementalSource::TakeStateFrom(IncrementalSource& previous) {
+  const auto& a = entry_;
+  const auto& b = previous.entry_;
+  if (a.sql != b.sql || a.scoped_sql != b.scoped_sql || a.params != b.params || a.key != b.key ||
+      a.tables != b.tables || a.expiry_column != b.expiry_column || a.max_rows != b.max_rows) {
+    return false;
+  }
+  rows_ = std::move(previous.rows_);
+  previous.rows_ = std::make_unique<IncrementalRows>(b.key, b.expiry_column, TableNames(b.tables),
+                                                     previous.settings_.full_pass_interval);
+  rows_->set_full_pass_interval(settings_.full_pass_interval);
+  return true;
+}
+
+void IncrementalSource::Mismatch(const std::string& key, const std::exception& e) const {
+  throw EntryMismatch(entry_.KeyLocation(key).Describe(std::string(EntrySection(entry_)) + "." +
+                                                       key) +
+                      ": " + e.what());
+}
+
+std::vector<std::uint32_t> IncrementalSource::Visible(
+    CheckContext& context, const std::vector<std::uint32_t>& pending) const {
+  if (pending.empty()) return {};
+  auto invisible_rows =
+      context.queries.Run(context.tx, kVisibilitySql, {db::TextArrayLiteral(AsText(pending))});
+  std::set<std::uint32_t> invisible;
+  for (const auto& row : invisible_rows->values) {
+    if (row.empty() || !row[0]) continue;
+    invisible.insert(static_cast<std::uint32_t>(std::stoull(*row[0])));
+  }
+  std::vector<std::uint32_t> visible;
+  for (auto xid : pending) {
+    if (invisible.count(xid) == 0) visible.push_back(xid);
+  }
+  return visible;
+}
+
+bool IncrementalSource::Ready(CheckContext& context,
+                              const std::vector<std::uint64_t>& creation_xids) const {
+  if (creation_xids.empty()) return true;
+  auto rows = context.queries.Run(context.tx, kReadinessSql,
+                                  {db::TextArrayLiteral(AsText(creation_xids))});
+  return !rows->values.empty() && !rows->values[0].empty() && rows->values[0][0] &&
+         *rows->values[0][0] == "0";
+}
+
+BoundRows IncrementalSource::FullPass(CheckContext& context, const RunPlan& plan,
+                                      const std::vector<std::uint32_t>& visible,
+                                      double now_unix) {
+  bool ready = plan.seeds && Ready(context, plan.creation_xids);
+  auto start = std::chrono::steady_clock::now();
+  auto full = context.queries.Run(context.tx, RowLimitedSql(entry_), entry_.params,
+                                  SeenTag(visible));
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CheckRowLimit(*full, entry_);
+  if (full->ColumnIndex(entry_.key) < 0) {
+    Mismatch("key", IncrementalMismatch("the query returns no column " + entry_.key));
+  }
+  if (!entry_.expiry_column.empty() && full->ColumnIndex(entry_.expiry_column) < 0) {
+    Mismatch("expiry_column",
+             IncrementalMismatch("the query returns no column " + entry_.expiry_column));
+  }
+  // Bind before keeping anything: a query that does not fit changes nothing.
+  BindEntryColumns(*full, entry_);
+  rows_->ApplyFull(*full);
+  rows_->FullPassDone(plan, visible, ready, now_unix, seconds);
+  return Bound();
+}
+
+void IncrementalSource::Recheck(CheckContext& context, const std::set<std::string>& keys,
+                                const std::vector<std::uint32_t>& visible) {
+  std::vector<std::string> params;
+  params.reserve(entry_.params.size() + 1);
+  params.push_back(db::TextArrayLiteral(std::vector<std::string>(keys.begin(), keys.end())));
+  params.insert(params.end(), entry_.params.begin(), entry_.params.end());
+  try {
+    auto rows = context.queries.Run(context.tx, RowLimited(entry_.scoped_sql, entry_), params,
+                                    SeenTag(visible));
+    CheckRowLimit(*rows, entry_);
+    try {
+      rows_->ApplyRecheck(keys, *rows);
+    } catch (const IncrementalMismatch& e) {
+      Mismatch("scoped_sql", e);
+    }
+  } catch (...) {
+    rows_->RecheckFailed(keys, visible);
+    throw;
+  }
+  rows_->RecheckDone(keys, visible);
+}
+
+BoundRows IncrementalSource::Bound() const {
+  BoundRows bound;
+  bound.rows = rows_->rows();
+  CheckRowLimit(*bound.rows, entry_);
+  bound.binding = BindEntryColumns(*bound.rows, entry_);
+  return bound;
+}
+
+BoundRows IncrementalSource::Fetch(CheckContext& context) {
+  double now_unix = UnixSeconds(context.now);
+  RunPlan plan = rows_->Plan(now_unix);
+  std::vector<std::uint32_t> visible = Visible(context, plan.pending_xids);
+  if (plan.full) return FullPass(context, plan, visible, now_unix);
+  std::set<std::string> keys = rows_->DirtyKeys(visible, now_unix);
+  if (keys.empty()) {
+    rows_->RecheckDone(keys, visible);
+  } else {
+    Recheck(context, keys, visible);
+  }
+  return Bound();
+}
+
+}  // namespace seatwatch::checks

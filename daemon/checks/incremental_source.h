@@ -1,0 +1,76 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "changes/change_batch.h"
+#include "checks/check.h"
+#include "checks/incremental_rows.h"
+#include "checks/query_entry.h"
+#include "config/config.h"
+#include "metrics/incremental_status.h"
+
+namespace seatwatch::checks {
+
+// [changes] as an incremental entry needs it.
+struct IncrementalSettings {
+  Millis interval{1000};             // [changes] interval
+  Millis full_pass_interval{3600000};  // [changes] full_pass_interval
+};
+
+// The rows of an incremental [[invariant]] or [[metric]] entry for one run,
+// in the check's own REPEATABLE READ READ ONLY transaction: a full pass of
+// the entry's SQL, or a recheck of the dirty keys with its scoped_sql merged
+// into the last result (see IncrementalRows for when which). Every
+// statement goes through the poll's QueryCache, tagged with the pending
+// xids the run's snapshot sees, so entries sharing a query share results
+// only when they agree on what that snapshot saw:
+//  - visibility: which pending 32-bit xids the snapshot cannot see yet
+//    (widened to xid8 against the snapshot's xmax); those stay pending;
+//  - readiness: before a full pass seeds a new generation of the feed,
+//    whether every committed creation xid is visible (else it stays
+//    unseeded and tries again next run);
+//  - the entry's SQL (full) or scoped_sql with $1 = the dirty keys as a
+//    text[] literal, then `params`.
+// Single-threaded (the poller's thread).
+class IncrementalSource {
+ public:
+  static const char* const kVisibilitySql;
+  static const char* const kReadinessSql;
+
+  IncrementalSource(const config::QueryConfig& entry, IncrementalSettings settings);
+
+  void AcceptChanges(const changes::ChangeBatch& batch, changes::ResyncReason generation_reason);
+  // The rows to judge, bound to the entry's columns. Throws like
+  // FetchEntryRows (EntryMismatch also for a scoped_sql that does not fit).
+  BoundRows Fetch(CheckContext& context);
+
+  // [changes] interval while the feed is up and this entry is seeded in its
+  // generation; `normal` otherwise.
+  Millis Interval(Millis normal) const;
+  metrics::IncrementalStatus Status() const { return rows_->Status(); }
+  const IncrementalRows& state() const { return *rows_; }
+
+  // On reload: keeps `previous`'s state if it ran the same queries with the
+  // same keys (true), else starts over (false).
+  bool TakeStateFrom(IncrementalSource& previous);
+
+ private:
+  std::vector<std::uint32_t> Visible(CheckContext& context,
+                                     const std::vector<std::uint32_t>& pending) const;
+  bool Ready(CheckContext& context, const std::vector<std::uint64_t>& creation_xids) const;
+  BoundRows FullPass(CheckContext& context, const RunPlan& plan,
+                     const std::vector<std::uint32_t>& visible, double now_unix);
+  void Recheck(CheckContext& context, const std::set<std::string>& keys,
+               const std::vector<std::uint32_t>& visible);
+  BoundRows Bound() const;
+  [[noreturn]] void Mismatch(const std::string& key, const std::exception& e) const;
+
+  config::QueryConfig entry_;
+  IncrementalSettings settings_;
+  std::unique_ptr<IncrementalRows> rows_;
+};
+
+}  // namespace seatwatch::checks

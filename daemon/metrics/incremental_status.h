@@ -1,0 +1,25 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace seatwatch::metrics {
+
+// What an incremental check (an entry with scoped_sql, [changes] enabled)
+// says about itself after each run, for seatwatch_dirty_keys,
+// seatwatch_full_passes_total, seatwatch_check_mode and /api/invariants.
+struct IncrementalStatus {
+  // "incremental" while the feed is up and the check's last result is seeded
+  // in the feed's current generation (its next run rechecks dirty keys
+  // only); "full" otherwise.
+  std::string mode = "full";
+  // Keys the last run rechecked (0 after a full pass or a cycle with none).
+  std::uint64_t dirty_keys = 0;
+  // Full passes so far by reason; every reason present from 0.
+  std::map<std::string, std::uint64_t> full_passes;
+  double last_full_pass_unix = 0;     // 0: none yet
+  double last_full_pass_seconds = 0;  // what the last one cost (wall time)
+};
+
+}  // namespace seatwatch::metrics
