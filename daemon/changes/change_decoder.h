@@ -13,6 +13,16 @@
 
 namespace seatwatch::changes {
 
+namespace detail {
+// The transaction between Begin and Commit. (Outside ChangeDecoder: clang
+// cannot use a nested class's default member initializers in a member
+// std::optional of the class being defined.)
+struct OpenTransaction {
+  TransactionChanges changes;
+  bool touched_watched = false;
+};
+}  // namespace detail
+
 // Turns the pgoutput messages of a slot, fed in order, into the keys each
 // committed transaction changed in the watched tables.
 //
@@ -53,10 +63,7 @@ class ChangeDecoder {
   void Reset();
 
  private:
-  struct Open {
-    TransactionChanges changes;
-    bool touched_watched = false;
-  };
+  using Open = detail::OpenTransaction;
   class Visitor;
 
   const WatchedRelation& Lookup(std::uint32_t oid, const char* message) const;

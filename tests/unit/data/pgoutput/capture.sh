@@ -42,6 +42,9 @@
 #   messages        pg_logical_emit_message, transactional and not (the
 #                   latter outside any transaction, before the next one)
 #   origin          a write under a replication origin (Origin message)
+#
+# Then make_fuzz_seeds.py turns the captures into the seed corpus of
+# tests/fuzz/pgoutput_fuzz.cc (tests/fuzz/corpus/pgoutput/).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -187,3 +190,5 @@ SQL
 
 "${psql_base[@]}" -d postgres -c "SELECT pg_replication_origin_drop('capture_origin')" \
   -c "DROP DATABASE $db" >/dev/null
+
+"$here/make_fuzz_seeds.py"
