@@ -57,7 +57,8 @@ std::int64_t PgoutputReader::Int64(const char* field) {
 }
 
 std::string PgoutputReader::String(const char* field) {
-  const void* nul = std::memchr(bytes_.data() + offset_, '\0', remaining());
+  const void* nul =
+      remaining() == 0 ? nullptr : std::memchr(bytes_.data() + offset_, '\0', remaining());
   if (nul == nullptr) Fail(offset_, std::string(field) + ": string without its NUL");
   std::size_t length = static_cast<const char*>(nul) - (bytes_.data() + offset_);
   std::string value(bytes_.substr(Take(length + 1, field), length));
