@@ -12,7 +12,10 @@ DO $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'seatwatch') THEN
         -- LOGIN: the daemon connects as this role. Nothing else: no
-        -- superuser, no CREATEDB/CREATEROLE, no replication.
+        -- superuser, no CREATEDB/CREATEROLE, no replication. The change
+        -- feed ([changes]) connects as a role of its own with REPLICATION
+        -- (seatwatch_changes, see changes-setup.sql), never as this one:
+        -- REPLICATION can decode every row of every table.
         CREATE ROLE seatwatch LOGIN;
     END IF;
 END
