@@ -39,6 +39,9 @@ psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d sw_prom_e2e "$@"; }
 psql_admin -c "DROP DATABASE IF EXISTS sw_prom_e2e WITH (FORCE)" >/dev/null
 psql_admin -c "CREATE DATABASE sw_prom_e2e" >/dev/null
 psql_db -f "$src/queries/booking/schema.sql" >/dev/null
+# Incremental mode on (the feed's panels and alerts need its series): the
+# DBA's setup script, then [changes] enabled below.
+psql_db -f "$src/queries/booking/changes-setup.sql" >/dev/null
 psql_db <<'SQL' >/dev/null
 INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 3) e, generate_series(1, 20) n;
 -- expired holds: the cleanup backlog
@@ -57,6 +60,7 @@ sw_port=$(free_port)
 sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
     -e 's#interval = "10s"#interval = "1s"#' \
     -e "s#listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$sw_port\"#" \
+    -e '/^\[changes\]/,$ s/^enabled = false/enabled = true/' \
     "$src/config/seatwatch.toml" > "$work/seatwatch.toml"
 SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sw_prom_e2e" \
   "$bin" --config "$work/seatwatch.toml" > "$work/seatwatch.log" 2>&1 &
@@ -110,6 +114,8 @@ echo "alerts: SeatwatchInvariantViolated $(alert_state SeatwatchInvariantViolate
 sleep 20
 
 curl -sf "http://127.0.0.1:$sw_port/metrics" > "$work/metrics.txt"
+grep -qx 'seatwatch_changes_up 1' "$work/metrics.txt" \
+  || { tail -20 "$work/seatwatch.log"; fail "the change feed is not up"; }
 "$src/scripts/check-dashboards" --metrics "$work/metrics.txt" --prometheus "$prom" --strict \
   || { tail -20 "$work/seatwatch.log"; fail "a dashboard panel or a referenced metric is missing"; }
 
