@@ -72,8 +72,9 @@ std::string UsageText() {
          "  --listen HOST:PORT override [http] listen\n"
          "  --log-level LEVEL  override log_level\n"
          "\n"
-         "Environment: SEATWATCH_DSN overrides [database] dsn; libpq's PG* variables\n"
-         "(PGHOST, PGPASSWORD, PGSSLMODE, ...) apply as usual.\n"
+         "Environment: SEATWATCH_DSN overrides [database] dsn, SEATWATCH_CHANGES_DSN\n"
+         "[changes] dsn; libpq's PG* variables (PGHOST, PGPASSWORD, PGSSLMODE, ...)\n"
+         "apply as usual.\n"
          "\n"
          "Exit codes: 0 fine; 1 --once found a violated invariant or a failing check;\n"
          "2 usage or config error; 3 --once could not reach the database.\n";
