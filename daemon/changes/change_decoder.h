@@ -57,9 +57,10 @@ class ChangeDecoder {
   void ClearUnmappable() { unmappable_.clear(); }
   // Insert, Update, Delete and Truncate messages seen, of every table.
   std::uint64_t decoded_changes() const { return decoded_changes_; }
-  // Forgets the relations and any transaction in progress, for a new slot
-  // (pgoutput announces every relation again in each decoding call anyway).
-  // Keeps decoded_changes() and unmappable().
+  // Forgets the relations, any transaction in progress and the committed
+  // ones not taken yet, for a new slot (whose full pass covers them; pgoutput
+  // announces every relation again in each decoding call anyway). Keeps
+  // decoded_changes() and unmappable().
   void Reset();
 
  private:
