@@ -66,9 +66,10 @@ class SlotSession {
   // xip of a snapshot taken then, 64-bit).
   std::vector<std::uint64_t> CreateSlot();
 
-  // The messages committed since the last drain: at most about max_changes
-  // changes (the server never splits a transaction, so the last one may go
-  // beyond), consumed from the slot.
+  // The messages committed since the last drain, consumed from the slot.
+  // max_changes bounds the messages (Begin, Relation and Commit count too):
+  // the server stops at the end of the transaction that reached it, never
+  // inside one, so one large transaction comes whole.
   std::vector<SlotMessage> Drain();
 
   // The slot's lag and wal_status from pg_replication_slots.

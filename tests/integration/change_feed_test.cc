@@ -355,6 +355,33 @@ TEST_F(ChangeFeedTest, MaxSlotWalKeepSizeInvalidationIsSlotLost) {
   EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kSlotLost), 1u);
 }
 
+TEST_F(ChangeFeedTest, ADrainIsBoundedByMaxChangesWithoutSplittingATransaction) {
+  ChangeFeedOptions options = Options("sw_bounded");
+  options.slot.max_changes = 3;
+  ChangeFeed feed(options);
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  // Five one-row commits, then one of four rows (more than max_changes).
+  std::vector<std::uint32_t> xids;
+  for (int e = 1; e <= 5; ++e) {
+    xids.push_back(static_cast<std::uint32_t>(Commit(
+        "UPDATE seats SET version = version + 1 WHERE event_id = " + std::to_string(e) +
+        " AND seat = 's1'")));
+  }
+  xids.push_back(static_cast<std::uint32_t>(
+      Commit("UPDATE seats SET version = version + 1 WHERE event_id IN (6, 7) AND seat IN "
+             "('s1', 's2')")));
+  // upto_nchanges counts the function's rows, pgoutput messages (Begin and
+  // Commit included): each one-row commit alone reaches 3, and the call ends
+  // at the end of the transaction that reached it, never inside one.
+  for (size_t i = 0; i < xids.size(); ++i) {
+    ChangeBatch batch = feed.Drain();
+    ASSERT_EQ(batch.transactions.size(), 1u) << "drain " << i;
+    EXPECT_EQ(batch.transactions[0].xid, xids[i]) << "drain " << i;
+  }
+  EXPECT_EQ(feed.stats().decoded_total, 9u);  // the last one whole: 4 rows
+  EXPECT_TRUE(feed.Drain().transactions.empty());
+}
+
 TEST_F(ChangeFeedTest, ATruncateIsUnmappableAndKeepsTheSlot) {
   ChangeFeed feed(Options("sw_truncate"));
   ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
