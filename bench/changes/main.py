@@ -455,6 +455,16 @@ def pass_stats(samples):
     out = {"full_passes": full}
     if dirty:
         out.update(dirty_keys_median=statistics.median(dirty), dirty_keys_max=max(dirty))
+    # The check's duration (the gauge: each distinct value once).
+    durations, last = [], None
+    for s in samples:
+        d = s.get("seatwatch_check_duration_seconds", check=CHECKS[0])
+        if d is not None and d != last:
+            durations.append(d)
+            last = d
+    if durations:
+        out.update(check_seconds_median=statistics.median(durations),
+                   check_seconds_max=max(durations), check_runs_seen=len(durations))
     return out
 
 
