@@ -770,9 +770,10 @@ def changes_row(lay):
 
     lay.add(timeseries(
         "Feed resyncs by reason",
-        "New slots made, by reason (startup, slot_lost, error, unmappable, drain_cost); each "
-        "is followed by a full pass of every incremental check. A steady rate of error or "
-        "slot_lost: see the runbook, SeatwatchChangeFeedDown.",
+        "seatwatch_changes_resyncs_total: new slots made, by reason (startup, slot_lost, "
+        "error, drain_cost), and unmappable changes (the slot is kept); each is followed by a "
+        "full pass of every incremental check. A steady rate of error or slot_lost: see the "
+        "runbook, SeatwatchChangeFeedDown.",
         "short",
         [target(f"sum by (job, instance, reason) (increase(seatwatch_changes_resyncs_total{sel()}[{RATE}]))",
                 "{{reason}} {{instance}}")],
