@@ -130,10 +130,20 @@ bool ChangeFeed::EnsureSlot() {
       std::string text = verdict.Describe();
       if (text != logged_verdict_) {
         // Once per change of the verdict, not every cycle.
-        if (verdict.usable) {
-          log::Info("incremental mode: " + text);
+        std::string cannot_map;
+        for (const auto& kind : verdict.unmappable) {
+          cannot_map += (cannot_map.empty() ? "" : "; ") + kind;
+        }
+        std::string warnings;
+        for (const auto& warning : verdict.warnings) {
+          warnings += (warnings.empty() ? "" : "; ") + warning;
+        }
+        if (!verdict.usable) {
+          log::Warn("incremental mode: off: " + verdict.off_reason);
+        } else if (!warnings.empty()) {
+          log::Warn("incremental mode: on", {{"cannot_map", cannot_map}, {"warning", warnings}});
         } else {
-          log::Warn("incremental mode: " + text);
+          log::Info("incremental mode: on", {{"cannot_map", cannot_map}});
         }
         logged_verdict_ = text;
       }
