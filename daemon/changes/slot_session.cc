@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <thread>
 
 #include <pqxx/except>
 #include <pqxx/nontransaction>
@@ -36,6 +35,10 @@ std::string SlotNamePart(const std::string& text) {
   }
   return out;
 }
+
+// Past the server's own bound before the watchdog steps in: a reachable
+// server ends the statement itself (and the error is the feed's signal).
+constexpr std::chrono::milliseconds kWatchMargin{2000};
 
 std::string MillisText(std::chrono::milliseconds value) {
   return std::to_string(value.count()) + "ms";
@@ -70,6 +73,7 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
   std::string name = SlotNamePart(options_.slot_prefix) + "_" + std::to_string(getpid()) + "_" +
                      std::to_string(++attempts_);
   {
+    Watch watch(*this, options_.create_timeout + options_.statement_timeout);
     // SET LOCAL: the longer bound is for this statement alone. A read-only
     // transaction may create a slot (it must not have written).
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(connection, "seatwatch_slot");
@@ -81,6 +85,7 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
   }
   slot_name_ = name;
   slot_backend_pid_ = session_.backend_pid();
+  Watch watch(*this, options_.statement_timeout);
   pqxx::nontransaction tx(connection, "seatwatch_slot");
   std::vector<std::uint64_t> xids;
   for (const auto& row : tx.exec("SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) x")) {
@@ -90,7 +95,9 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
 }
 
 std::vector<SlotMessage> SlotSession::Drain() {
-  pqxx::nontransaction tx(Connection(), "seatwatch_slot");
+  pqxx::connection& connection = Connection();
+  Watch watch(*this, options_.statement_timeout);
+  pqxx::nontransaction tx(connection, "seatwatch_slot");
   pqxx::result result = tx.exec_params(
       "SELECT xid::text, data FROM pg_logical_slot_get_binary_changes($1, NULL, $2::int, "
       "'proto_version', '1', 'publication_names', $3)",
@@ -107,7 +114,9 @@ std::vector<SlotMessage> SlotSession::Drain() {
 }
 
 SlotPosition SlotSession::Position() {
-  pqxx::nontransaction tx(Connection(), "seatwatch_slot");
+  pqxx::connection& connection = Connection();
+  Watch watch(*this, options_.statement_timeout);
+  pqxx::nontransaction tx(connection, "seatwatch_slot");
   pqxx::result result = tx.exec_params(
       "SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status "
       "FROM pg_replication_slots WHERE slot_name = $1",
@@ -144,16 +153,18 @@ bool SlotSession::has_slot() {
   return true;
 }
 
-void SlotSession::Cancel() {
-  std::shared_ptr<pqxx::connection> connection = shared_connection();
-  if (!connection) return;
-  std::thread([connection] {
-    try {
-      connection->cancel_query();
-    } catch (const std::exception& e) {
-      log::Debug("cannot cancel the change feed's statement", {{"error", e.what()}});
-    }
-  }).detach();
+void SlotSession::Cancel() { watchdog_.Abort(); }
+
+SlotSession::Watch::Watch(SlotSession& session, std::chrono::milliseconds bound)
+    : session_(session) {
+  session_.watchdog_.Arm(session_.session_.shared_connection(), bound + kWatchMargin,
+                         bound + kWatchMargin);
+}
+
+SlotSession::Watch::~Watch() {
+  if (session_.watchdog_.Disarm()) {
+    log::Warn("change feed: the slot session gave no answer in time; connection dropped");
+  }
 }
 
 std::shared_ptr<pqxx::connection> SlotSession::shared_connection() const {

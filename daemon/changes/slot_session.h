@@ -10,6 +10,7 @@
 #include <pqxx/connection>
 
 #include "db/session.h"
+#include "db/statement_watchdog.h"
 
 namespace seatwatch::changes {
 
@@ -85,9 +86,27 @@ class SlotSession {
   int backend_pid() const { return session_.backend_pid(); }
   db::Session::Clock::time_point next_attempt() const { return session_.next_attempt(); }
 
-  // Sends a cancel request for the statement in flight, from a thread of its
-  // own (through a stalled path PQcancel may never return).
+  // SIGTERM: cancels and drops the statement in flight, and any after (the
+  // session's watchdog: a cancel request from a thread of its own, then the
+  // socket shut down after a short grace, so it returns within 2 s even
+  // through a stalled path).
   void Cancel();
+
+  // Arms the session's own watchdog around a statement that the server
+  // should end within `bound`: a path that stops answering (a stalled
+  // proxy) would otherwise hold the slot session past every server-side
+  // timeout. Its own, since the drain may connect anew on a connection the
+  // caller's lane watchdog was never armed with.
+  class Watch {
+   public:
+    Watch(SlotSession& session, std::chrono::milliseconds bound);
+    ~Watch();
+    Watch(const Watch&) = delete;
+    Watch& operator=(const Watch&) = delete;
+
+   private:
+    SlotSession& session_;
+  };
   std::shared_ptr<pqxx::connection> shared_connection() const;
 
  private:
@@ -99,7 +118,8 @@ class SlotSession {
   int slot_backend_pid_ = 0;
   int attempts_ = 0;
   mutable std::mutex mutex_;
-  std::shared_ptr<pqxx::connection> tracked_;  // under mutex_, for Cancel()
+  std::shared_ptr<pqxx::connection> tracked_;  // under mutex_, for shared_connection()
+  db::StatementWatchdog watchdog_{"changes"};
 };
 
 }  // namespace seatwatch::changes

@@ -31,6 +31,7 @@
 #include "changes/publication_inspector.h"
 #include "config/config.h"
 #include "support/scratch_db.h"
+#include "support/stall_proxy.h"
 #include "support/test_env.h"
 
 namespace seatwatch::changes {
@@ -130,6 +131,9 @@ class ChangeFeedTest : public ::testing::Test {
 
   std::unique_ptr<ScratchDatabase> db_;
 };
+
+// The changes role exists once some changes DSN was asked for.
+void ScratchChangesRoleReady() { testing::ScratchChangesDsn("postgres"); }
 
 std::set<std::string> KeysOf(const ChangeBatch& batch, const std::string& table) {
   std::set<std::string> keys;
@@ -312,6 +316,41 @@ TEST_F(ChangeFeedTest, AbortCancelsACreationInFlight) {
   EXPECT_FALSE(feed.Drain().feed_up);  // and stays down
   EXPECT_TRUE(Slots("sw_abort").empty());
   std::cerr << "Drain returned " << Ms(took) << " ms after start (abort at 500 ms)\n";
+}
+
+// A path that stops answering (a stalled proxy that also holds new
+// connections): the slot session's own watchdog drops the connection, so a
+// drain returns, the feed is down, and a new slot follows once the path
+// answers.
+TEST_F(ChangeFeedTest, AStalledPathIsDroppedByTheSlotSessionsWatchdog) {
+  ScratchChangesRoleReady();
+  testing::StallProxy proxy(testing::ScratchTcpPort());
+  ChangeFeedOptions options = Options("sw_stall");
+  options.slot.dsn = "host=127.0.0.1 port=" + std::to_string(proxy.port()) + " user=" +
+                     testing::kChangesRole + " dbname=" + kDb;
+  options.slot.statement_timeout = 1s;
+  options.slot.connect_timeout = 1s;
+  ChangeFeed feed(options);
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  proxy.Stall();
+  auto start = Clock::now();
+  ChangeBatch batch = feed.Drain();
+  auto took = Clock::now() - start;
+  EXPECT_FALSE(batch.feed_up);
+  // statement_timeout 1 s + the watchdog's 2 s margin + its grace, then a
+  // reconnect attempt bounded by connect_timeout 1 s: not the minutes of a
+  // stalled TCP connection.
+  EXPECT_LT(took, 10s);
+  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kSlotLost), 1u);
+  proxy.Resume();
+  batch = feed.Drain();
+  for (auto deadline = Clock::now() + 15s; !batch.feed_up && Clock::now() < deadline;) {
+    std::this_thread::sleep_for(300ms);  // the creation backoff
+    batch = feed.Drain();
+  }
+  EXPECT_TRUE(batch.feed_up) << feed.off_reason();
+  EXPECT_EQ(batch.generation, 2u);
+  std::cerr << "a drain through a stalled path returned after " << Ms(took) << " ms\n";
 }
 
 TEST_F(ChangeFeedTest, MaxSlotWalKeepSizeInvalidationIsSlotLost) {
