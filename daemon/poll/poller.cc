@@ -219,6 +219,15 @@ void Poller::ApplyPendingReload() {
   }
   bool database_changed = !SameSession(pending->config, config_, lane_);
   bool feed_changed = !SameFeed(pending->config, config_);
+  // An incremental check that starts afresh (a new entry, or one whose
+  // queries changed) never saw the batches drained so far: a commit decoded
+  // in one of them but not yet visible would be missed by its first full
+  // pass. A new slot puts every check on the same footing (its readiness
+  // query waits for such commits).
+  for (const auto& entry : checks_) {
+    auto status = entry.check->incremental_status();
+    if (status && status->last_full_pass_unix == 0) feed_changed = true;
+  }
   if (lane_ == Lane::kChecks && pending->config.http.listen != config_.http.listen) {
     log::Warn("http.listen changed; it takes effect after a restart",
               {{"listen", config_.http.listen}});
