@@ -61,6 +61,17 @@ double AllPasses(const std::string& text, const std::string& check) {
   return total;
 }
 
+// The seatwatch_full_passes_total and _resyncs_total lines, for messages.
+std::string PassesText(const std::string& text) {
+  std::string out;
+  for (const char* prefix : {"seatwatch_full_passes_total{", "seatwatch_changes_resyncs_total{"}) {
+    for (const auto& [series, value] : testing::SeriesWithPrefix(text, prefix)) {
+      if (value != 0) out += series + " " + std::to_string(value) + "\n";
+    }
+  }
+  return out;
+}
+
 std::string Inventory(int event_id, const std::string& kind) {
   return "seatwatch_event_inventory{event_id=\"" + std::to_string(event_id) + "\",kind=\"" +
          kind + "\"}";
@@ -148,7 +159,7 @@ TEST_F(IncrementalModeTest, NoFalseAlarmDuringHundredsOfCorrectFlows) {
             3.0 * load.flows())
       << "claim, payment, sale, ticket and confirm of each flow were decoded";
   // No full pass was needed: the startup one only.
-  EXPECT_EQ(AllPasses(text, "booking_reconciliation"), 1) << text;
+  EXPECT_EQ(AllPasses(text, "booking_reconciliation"), 1) << PassesText(text);
   EXPECT_EQ(AllPasses(text, "event_inventory"), 1);
   std::string api = daemon.ApiInvariants();
   EXPECT_NE(api.find("\"mode\":\"incremental\""), std::string::npos) << api;
@@ -228,7 +239,8 @@ TEST_F(IncrementalModeTest, EachOfTheSixInvariantsInjectedDuringLoadIsReportedAn
   // The claim is 3 s (p99); a loaded 2-core machine gets some slack.
   EXPECT_LE(worst, 5.0);
   std::string text = daemon.Metrics();
-  EXPECT_EQ(AllPasses(text, "booking_reconciliation"), 1) << "the startup pass only";
+  EXPECT_EQ(AllPasses(text, "booking_reconciliation"), 1) << "the startup pass only:\n"
+                                                        << PassesText(text);
   EXPECT_TRUE(daemon.Incremental(text));
 }
 
@@ -373,7 +385,8 @@ TEST_F(IncrementalModeTest, ServedSeriesEqualAFullPassAfterARandomWorkload) {
   double settle = SecondsSince(stopped);
   EXPECT_TRUE(equal) << Diff(served, full);
   EXPECT_TRUE(daemon.Incremental(text));
-  EXPECT_EQ(AllPasses(text, "booking_reconciliation"), 1) << "agreement without a full pass";
+  EXPECT_EQ(AllPasses(text, "booking_reconciliation"), 1)
+      << "agreement without a full pass:\n" << PassesText(text);
   int violations = 0;
   for (const auto& [series, value] : full) {
     if (series.rfind("seatwatch_invariant_violations{", 0) == 0) ++violations;

@@ -165,14 +165,16 @@ TEST_F(IncrementalResyncTest, TerminatedSlotBackendResyncsAndMissesNothing) {
 TEST_F(IncrementalResyncTest, StatementTimeoutOnTheSlotSessionResyncsAndMissesNothing) {
   Open("sw_incr_resync_timeout");
   db_->Exec("CREATE TABLE filler (id int, pad text)");  // in no publication
-  // Every statement of the slot session bounded to 1 s: decoding a huge
-  // unrelated transaction takes longer (about 5 s per million rows here).
-  IncrementalDaemon daemon(*db_, "enabled = true\ninterval = \"1s\"\nstatement_timeout = \"1s\"\n");
+  // Every statement of the slot session bounded to 300 ms (a drain of this
+  // test's writes takes a few ms): decoding a huge unrelated transaction
+  // takes longer (0.5 to 5 s per million rows here, with the machine's load).
+  IncrementalDaemon daemon(*db_,
+                           "enabled = true\ninterval = \"1s\"\nstatement_timeout = \"300ms\"\n");
   ASSERT_TRUE(daemon.WaitIncremental(60s)) << daemon.Metrics() << daemon.process().Log();
   Counters before(daemon.Metrics());
   auto start = Clock::now();
-  db_->Exec("INSERT INTO filler SELECT g, 'x' FROM generate_series(1, 700000) g");
-  std::cerr << "700000-row transaction committed in " << SecondsSince(start) << " s\n";
+  db_->Exec("INSERT INTO filler SELECT g, 'x' FROM generate_series(1, 1000000) g");
+  std::cerr << "1000000-row transaction committed in " << SecondsSince(start) << " s\n";
   db_->Exec(SellTwo(6));
   auto committed = Clock::now();
   double latency = ExpectReported(daemon, SoldWithoutTicket(6), 2, committed);
@@ -236,31 +238,6 @@ TEST_F(IncrementalResyncTest, SlotInvalidatedByMaxSlotWalKeepSizeResyncsAndMisse
   keep.Reset();
   ExpectOneResync(daemon, before, "slot_lost");
   EXPECT_NE(daemon.ChangesBackendPid(), pid);
-}
-
-// A small booking database with nothing happening: a drain of an empty
-// slot (a few ms) can cost more than a full pass of a few hundred seats (a
-// few ms). That is no reason to drop the slot, create another (which waits
-// for every running writer of the cluster) and read everything again.
-TEST_F(IncrementalResyncTest, IdleSmallDatabaseKeepsItsSlot) {
-  db_ = std::make_unique<ScratchDatabase>("sw_incr_small_idle");
-  testing::SeedBookingSeats(*db_, 1, 1, /*history_seats=*/0);
-  testing::RunChangesSetup(*db_);
-  IncrementalDaemon daemon(*db_);
-  ASSERT_TRUE(daemon.WaitIncremental(60s)) << daemon.Metrics() << daemon.process().Log();
-  Counters before(daemon.Metrics());
-  int scrapes = 0, down = 0;
-  for (auto start = Clock::now(); Clock::now() - start < 10s;) {
-    std::string text = daemon.Metrics();
-    ++scrapes;
-    if (Sample(text, "seatwatch_changes_up") != 1) ++down;
-    std::this_thread::sleep_for(200ms);
-  }
-  Counters after(daemon.Metrics());
-  std::cerr << "idle small database, 10 s: " << down << " of " << scrapes
-            << " scrapes with changes_up 0; moved:" << Moves(before, after) << "\n";
-  EXPECT_EQ(after.resyncs.at("drain_cost"), before.resyncs.at("drain_cost"));
-  EXPECT_EQ(down, 0);
 }
 
 TEST_F(IncrementalResyncTest, TicketDeleteUnderDefaultReplicaIdentityForcesAFullPass) {
