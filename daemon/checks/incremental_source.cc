@@ -18,12 +18,18 @@ const char* const IncrementalSource::kVisibilitySql =
     "(m.m + ((((x - (m.m & 4294967295)) + 2147483648) & 4294967295) - 2147483648))::text::xid8, "
     "s.s)";
 
-// Creation xids (in progress when the slot was created) that have committed
-// but that this snapshot cannot see: the slot skipped them, so a full pass
-// that cannot see them would miss their changes.
+// Creation xids (in progress when the slot was created) that this snapshot
+// cannot count on: committed but invisible to it, or still in progress. A
+// transaction whose commit record precedes the slot's consistent point is
+// never decoded, and it can still be in progress for everyone (a COMMIT
+// waiting for a synchronous standby: flushed, in the clog, not yet out of
+// the proc array, where pg_xact_status says "in progress"), so only
+// transactions that have ended are settled; one that commits later and
+// after the consistent point is decoded anyway.
 const char* const IncrementalSource::kReadinessSql =
-    "SELECT count(*) AS invisible FROM unnest($1::text[]::xid8[]) AS x "
-    "WHERE pg_xact_status(x) = 'committed' AND NOT pg_visible_in_snapshot(x, pg_current_snapshot())";
+    "SELECT count(*) AS unsettled FROM unnest($1::text[]::xid8[]) AS x "
+    "WHERE pg_xact_status(x) = 'in progress' OR (pg_xact_status(x) = 'committed' "
+    "AND NOT pg_visible_in_snapshot(x, pg_current_snapshot()))";
 
 namespace {
 

@@ -30,8 +30,9 @@ struct IncrementalSettings {
 //  - visibility: which pending 32-bit xids the snapshot cannot see yet
 //    (widened to xid8 against the snapshot's xmax); those stay pending;
 //  - readiness: before a full pass seeds a new generation of the feed,
-//    whether every committed creation xid is visible (else it stays
-//    unseeded and tries again next run);
+//    whether every creation xid has ended and every committed one is
+//    visible (else it stays unseeded, in full-pass mode, and tries again
+//    next run);
 //  - the entry's SQL (full) or scoped_sql with $1 = the dirty keys as a
 //    text[] literal, then `params`.
 // Single-threaded (the poller's thread).
