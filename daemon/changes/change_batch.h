@@ -33,11 +33,12 @@ struct ChangeBatch {
   // earlier generation say nothing about changes made before this slot's
   // consistent point: a check seeing a new generation needs a full pass.
   std::uint64_t generation = 0;
-  // Transactions in progress right after this generation's slot was created
-  // (the xip list of a snapshot taken then, as 64-bit xids). The full pass
-  // that seeds a generation only counts once every one of them that has
-  // committed is visible to it; the others commit after the consistent point
-  // and are decoded.
+  // Transactions of the database that held an xid right after this
+  // generation's slot was created (64-bit xids). One of them may have
+  // committed before the consistent point without being visible yet (a
+  // COMMIT waiting for a synchronous standby): the slot skips it. So the full
+  // pass that seeds a generation only counts once every one of them has
+  // ended and, if committed, is visible to it.
   std::vector<std::uint64_t> creation_xids;
   std::vector<TransactionChanges> transactions;
   // A change the feed could not map to keys (TRUNCATE of a watched table, a

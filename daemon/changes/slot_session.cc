@@ -68,6 +68,22 @@ void SlotSession::Track() {
   tracked_ = session_.shared_connection();
 }
 
+// The transactions of this database that hold an xid right after the slot
+// was created. A snapshot's xip is not enough: a transaction whose commit is
+// flushed but that has not yet left the proc array (waiting for a
+// synchronous standby) is at or above the snapshot's xmax, so it is in no
+// xip list, yet the slot skipped it. Every transaction with an xid holds an
+// ExclusiveLock on it until it is visible, so pg_locks lists them all
+// (readable by any role). The 32-bit xid is widened to xid8 against the
+// snapshot's xmax, a signed distance as in the checks' visibility query.
+const char* const SlotSession::kCreationXidsSql =
+    "SELECT DISTINCT (s.m + ((((l.transactionid::text::bigint - (s.m & 4294967295)) + "
+    "2147483648) & 4294967295) - 2147483648))::text "
+    "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid, "
+    "LATERAL (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS m) s "
+    "WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted "
+    "AND a.datname = current_database()";
+
 std::vector<std::uint64_t> SlotSession::CreateSlot() {
   pqxx::connection& connection = Connection();
   std::string name = SlotNamePart(options_.slot_prefix) + "_" + std::to_string(getpid()) + "_" +
@@ -88,9 +104,7 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
   Watch watch(*this, options_.statement_timeout);
   pqxx::nontransaction tx(connection, "seatwatch_slot");
   std::vector<std::uint64_t> xids;
-  for (const auto& row : tx.exec("SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) x")) {
-    xids.push_back(std::stoull(row[0].c_str()));
-  }
+  for (const auto& row : tx.exec(kCreationXidsSql)) xids.push_back(std::stoull(row[0].c_str()));
   return xids;
 }
 

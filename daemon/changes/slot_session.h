@@ -63,9 +63,10 @@ class SlotSession {
   // Creates the temporary slot "<prefix>_<pid>_<n>". The server waits for
   // every writing transaction of the cluster that is running; the wait is
   // bounded by create_timeout (statement_timeout and lock_timeout of that
-  // statement alone). Then returns the xids in progress right after (the
-  // xip of a snapshot taken then, 64-bit).
+  // statement alone). Then returns the xids of this database's transactions
+  // still running right after (kCreationXidsSql), 64-bit.
   std::vector<std::uint64_t> CreateSlot();
+  static const char* const kCreationXidsSql;
 
   // The messages committed since the last drain, consumed from the slot.
   // max_changes bounds the messages (Begin, Relation and Commit count too):
