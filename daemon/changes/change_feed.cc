@@ -96,13 +96,14 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
     batch.feed_up = true;
     batch.generation = generation_;
     batch.creation_xids = creation_xids_;
-    if (full_pass_cost_ > 0 && seconds > full_pass_cost_) {
+    if (drain_cost_.Dear(seconds)) {
       // These changes are good, but the WAL behind them would be decoded
       // again next time (the slot's restart point lags); a new slot starts
-      // at the current WAL, and a full pass costs less than this drain did.
+      // at the current WAL, and a full pass costs less than these drains did.
       Lose(ResyncReason::kDrainCost,
-           "the drain took " + std::to_string(seconds) + "s, more than a full pass (" +
-               std::to_string(full_pass_cost_) + "s)");
+           "drains took " + std::to_string(seconds) + "s, more than a full pass (" +
+               std::to_string(drain_cost_.full_pass_seconds()) + "s), " +
+               std::to_string(DrainCostPolicy::kConsecutive) + " times in a row");
     }
     return Outcome::kDrained;
   } catch (const std::exception& e) {
@@ -196,6 +197,7 @@ bool ChangeFeed::EnsureSlot() {
 }
 
 void ChangeFeed::Lose(ResyncReason reason, const std::string& why) {
+  drain_cost_.Reset();
   if (!have_slot_) return;
   have_slot_ = false;
   next_reason_ = reason;
@@ -224,7 +226,7 @@ FeedStats ChangeFeed::stats() const {
   return stats_;
 }
 
-void ChangeFeed::NoteFullPassCost(double seconds) { full_pass_cost_ = seconds; }
+void ChangeFeed::NoteFullPassCost(double seconds) { drain_cost_.NoteFullPassCost(seconds); }
 
 std::shared_ptr<pqxx::connection> ChangeFeed::shared_connection() const {
   return session_.shared_connection();

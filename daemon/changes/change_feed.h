@@ -11,6 +11,7 @@
 
 #include "changes/change_source.h"
 #include "changes/changes_metrics.h"
+#include "changes/drain_cost_policy.h"
 #include "changes/publication_inspector.h"
 #include "changes/slot_session.h"
 #include "db/backoff.h"
@@ -72,7 +73,7 @@ class ChangeFeed : public ChangeSource {
   std::vector<std::uint64_t> creation_xids_;
   ResyncReason next_reason_ = ResyncReason::kStartup;
   ResyncReason generation_reason_ = ResyncReason::kStartup;
-  double full_pass_cost_ = 0;
+  DrainCostPolicy drain_cost_;
   db::Backoff create_backoff_;
   Clock::time_point next_creation_{};
   int inspected_backend_pid_ = 0;

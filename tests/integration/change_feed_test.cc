@@ -6,6 +6,7 @@
 // incremental mode off, with the reason, without wal_level = logical or
 // without the REPLICATION attribute.
 #include "changes/change_feed.h"
+#include "changes/drain_cost_policy.h"
 
 #include <gtest/gtest.h>
 
@@ -437,23 +438,44 @@ TEST_F(ChangeFeedTest, ATruncateIsUnmappableAndKeepsTheSlot) {
 }
 
 TEST_F(ChangeFeedTest, ADrainDearerThanAFullPassStartsOver) {
-  ChangeFeed feed(Options("sw_cost"));
+  ChangeFeedOptions options = Options("sw_cost");
+  options.slot.statement_timeout = 60s;
+  ChangeFeed feed(options);
   ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
   int old_pid = feed.backend_pid();
-  feed.NoteFullPassCost(1e-6);  // any drain costs more
+  feed.NoteFullPassCost(0.01);
+  // Cheap drains are never dear, however cheap the full pass.
+  Commit("UPDATE seats SET version = version + 1 WHERE event_id = 5");
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(feed.Drain().feed_up);
+  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 0u);
+  // A watched change, then a million rows of an unwatched table in one
+  // transaction: decoded whole on this drain, and again on the next ones
+  // until the slot's restart point passes it.
   Commit("UPDATE seats SET version = version + 1 WHERE event_id = 6");
-  ChangeBatch batch = feed.Drain();
-  // This drain's keys still count; the slot is dropped after it.
-  EXPECT_TRUE(batch.feed_up);
-  EXPECT_EQ(KeysOf(batch, "seats"), std::set<std::string>{"6"});
+  Commit("INSERT INTO filler SELECT g, 'padding' FROM generate_series(1, 1000000) g");
+  ChangeBatch first = feed.Drain();
+  EXPECT_TRUE(first.feed_up);
+  EXPECT_EQ(KeysOf(first, "seats"), std::set<std::string>{"6"});
+  double first_seconds = feed.stats().drain_duration_seconds;
+  EXPECT_GT(first_seconds, DrainCostPolicy::kFloorSeconds);
+  // One dear drain is no evidence: the slot stays.
+  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 0u);
+  EXPECT_EQ(feed.backend_pid(), old_pid);
+  ChangeBatch second = feed.Drain();
+  double second_seconds = feed.stats().drain_duration_seconds;
+  std::cout << "dear drains: " << first_seconds << " s, " << second_seconds << " s\n";
+  // The second decodes the million rows again: the slot is given up after it.
+  EXPECT_TRUE(second.feed_up);
+  EXPECT_TRUE(KeysOf(second, "seats").empty());
   EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 1u);
   ASSERT_TRUE(WaitGone(old_pid));
   EXPECT_TRUE(Slots("sw_cost").empty());
-  feed.NoteFullPassCost(0);
-  batch = feed.Drain();
+  // A new slot starts at the current WAL: cheap again.
+  ChangeBatch batch = feed.Drain();
   EXPECT_TRUE(batch.feed_up);
   EXPECT_EQ(batch.generation, 2u);
   EXPECT_EQ(feed.generation_reason(), ResyncReason::kDrainCost);
+  EXPECT_LT(feed.stats().drain_duration_seconds, first_seconds);
 }
 
 config::Config IncrementalConfig(const std::string& dsn) {
