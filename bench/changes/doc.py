@@ -52,7 +52,11 @@ def section(results):
     commands = []
     for k in sizes:
         e = results[k]
-        commands.append(e.get("command", ""))
+        # --no-doc and --leave-running change no figure (the runs of the
+        # sizes were chained on one cluster): the command without them.
+        words = [w for w in e.get("command", "").split()
+                 if w not in ("--no-doc", "--leave-running")]
+        commands.append(" ".join(words))
     out += ["```sh"] + [c for c in commands if c] + ["```", ""]
 
     # Machine.
@@ -104,11 +108,19 @@ def section(results):
                        f"{size_name(k, e)} | not measured | - |")
     out.append("")
 
+    # The hand-written reading (bench/changes/analysis.md), revised after a
+    # run that changes it.
+    here = os.path.dirname(os.path.abspath(__file__))
+    analysis = os.path.join(here, "analysis.md")
+    if os.path.exists(analysis):
+        with open(analysis) as f:
+            out += [f.read().strip(), ""]
+
     # The table.
     out.append("| size | mode | DB time per minute | % of full pass | CPU per minute (backends "
                "+ parallel workers) | detection p50 | p99 | max | within 3 s | missed | false "
                "alarms | drain (mean / max) | decoded/s | WAL retained (max lag) | full passes "
-               "in the window | dirty keys per cycle (median / max) | pack run (median) | date, commit, "
+               "in the window | dirty keys per cycle (median / max) | pack run (median) | date, "
                "load |")
     out.append("| --- " * 18 + "|")
     notes = []
@@ -142,7 +154,7 @@ def section(results):
                 f"{sec(d['max_s'])} | {d['within_bound']}/{d['injected']} | {d['missed']} | "
                 f"{d['false_alarms']} | {drain} | {decoded} | {mib(f.get('lag_bytes_max'))} | "
                 f"{fulls} | {dirty} | {sec(p.get('check_seconds_median'))} | "
-                f"{r.get('date', '')[:16]}, {r.get('seatwatch_commit', '')}, {load} |")
+                f"{r.get('date', '')[:16].replace('T', ' ')}, {load} |")
             if d.get("false_alarm_invariants"):
                 notes.append(f"{size_name(k, e)} {mode}: false alarms on "
                              f"{', '.join(d['false_alarm_invariants'])}.")
