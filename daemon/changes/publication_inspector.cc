@@ -62,7 +62,7 @@ std::string FeedVerdict::Describe() const {
 FeedVerdict InspectPublication(pqxx::connection& connection, const std::string& publication,
                                const std::map<std::string, std::string>& tables) {
   FeedVerdict verdict;
-  pqxx::nontransaction tx(connection, "seatwatch_inspect");
+  pqxx::nontransaction tx(connection, "changes_inspect");
   std::string wal_level = tx.exec1("SHOW wal_level")[0].c_str();
   if (wal_level != "logical") {
     verdict.off_reason = "wal_level is " + wal_level +

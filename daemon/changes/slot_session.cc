@@ -92,7 +92,7 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
     Watch watch(*this, options_.create_timeout + options_.statement_timeout);
     // SET LOCAL: the longer bound is for this statement alone. A read-only
     // transaction may create a slot (it must not have written).
-    pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(connection, "seatwatch_slot");
+    pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(connection, "changes_slot");
     tx.exec0("SET LOCAL statement_timeout = '" + MillisText(options_.create_timeout) + "'");
     tx.exec0("SET LOCAL lock_timeout = '" + MillisText(options_.create_timeout) + "'");
     tx.exec_params("SELECT pg_create_logical_replication_slot($1, 'pgoutput', temporary => true)",
@@ -102,7 +102,7 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
   slot_name_ = name;
   slot_backend_pid_ = session_.backend_pid();
   Watch watch(*this, options_.statement_timeout);
-  pqxx::nontransaction tx(connection, "seatwatch_slot");
+  pqxx::nontransaction tx(connection, "changes_slot");
   std::vector<std::uint64_t> xids;
   for (const auto& row : tx.exec(kCreationXidsSql)) xids.push_back(std::stoull(row[0].c_str()));
   return xids;
@@ -111,7 +111,7 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
 std::vector<SlotMessage> SlotSession::Drain() {
   pqxx::connection& connection = Connection();
   Watch watch(*this, options_.statement_timeout);
-  pqxx::nontransaction tx(connection, "seatwatch_slot");
+  pqxx::nontransaction tx(connection, "changes_slot");
   pqxx::result result = tx.exec_params(
       "SELECT xid::text, data FROM pg_logical_slot_get_binary_changes($1, NULL, $2::int, "
       "'proto_version', '1', 'publication_names', $3)",
@@ -130,7 +130,7 @@ std::vector<SlotMessage> SlotSession::Drain() {
 SlotPosition SlotSession::Position() {
   pqxx::connection& connection = Connection();
   Watch watch(*this, options_.statement_timeout);
-  pqxx::nontransaction tx(connection, "seatwatch_slot");
+  pqxx::nontransaction tx(connection, "changes_slot");
   pqxx::result result = tx.exec_params(
       "SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status "
       "FROM pg_replication_slots WHERE slot_name = $1",
