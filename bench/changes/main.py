@@ -9,10 +9,8 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import random
 import shlex
-import socket
 import statistics
 import string
 import subprocess
@@ -32,6 +30,7 @@ import cost  # noqa: E402
 import dataset  # noqa: E402
 import doc  # noqa: E402
 import exporters  # noqa: E402
+from host import free_port, machine  # noqa: E402
 import inject  # noqa: E402
 import procs  # noqa: E402
 import watch  # noqa: E402
@@ -45,28 +44,6 @@ MODES = {
     "incr1": ("incremental, 1 s", "1s"),
 }
 DEFAULT_INJECTIONS = {"full": 6, "incr10": 12, "incr1": 30}
-
-
-def free_port(start):
-    for port in range(start, start + 500):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    raise RuntimeError(f"no free port from {start}")
-
-
-def machine():
-    model = "unknown"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return {"nproc": os.cpu_count(), "cpu": model,
-            "memory_gib": round(dataset.memory_gib(), 1), "kernel": platform.release()}
 
 
 def percentile(values, p):
