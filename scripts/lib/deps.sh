@@ -7,7 +7,10 @@ SEATWATCH_PACKAGES=(
   libpqxx-dev prometheus-cpp-dev libcivetweb-dev libtomlplusplus-dev
   libgtest-dev googletest
   postgresql postgresql-contrib
-  prometheus
+  prometheus prometheus-alertmanager
+  zlib1g-dev libssl-dev openssl libcrypt-dev libsystemd-dev
+  chromium fonts-dejavu-core
+  dpkg-dev lintian systemd
 )
 
 # What the sanitizer and fuzzing builds need on top (gcc 12's runtimes come
