@@ -17,6 +17,8 @@ wait_for() {  # wait_for SECONDS COMMAND...
 
 # A real Prometheus scraping seatwatch every second with $work/rules.yml
 # loaded, on 127.0.0.1:$prom_port; sets $prom and adds its pid to pids.
+# $prom_extra_yaml, if set, is appended to its config (e.g. an alerting:
+# section).
 start_prometheus() {
   cat > "$work/prometheus.yml" <<YAML
 global:
@@ -27,6 +29,7 @@ scrape_configs:
   - job_name: seatwatch
     static_configs:
       - targets: ["127.0.0.1:$sw_port"]
+${prom_extra_yaml:-}
 YAML
   promtool check config "$work/prometheus.yml" > /dev/null
   prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
