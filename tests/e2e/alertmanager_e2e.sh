@@ -155,7 +155,7 @@ brief() {  # the parts of a notification the test looks at, on one line
 psql_db -c "UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 3 AND seat = 'A7'" >/dev/null
 start=$SECONDS
 # A poll, a scrape, `for: 5s`, group_wait: ~10 s on an idle machine.
-wait_for 120 notification firing > /dev/null || die "no firing SeatwatchInvariantViolated reached the receiver in 120 s"
+wait_for 80 notification firing > /dev/null || die "no firing SeatwatchInvariantViolated reached the receiver in 80 s"
 fired=$(notification firing)
 echo "firing notification after $((SECONDS - start)) s: $(brief "$fired")"
 
@@ -178,7 +178,7 @@ runbook_url=$(field "$fired" 'j["alert"]["annotations"].get("runbook_url", "")')
 # --- the repair: the seat is free again --------------------------------------
 psql_db -c "UPDATE seats SET status = 'free', holder = NULL WHERE event_id = 3 AND seat = 'A7'" >/dev/null
 start=$SECONDS
-wait_for 120 notification resolved > /dev/null || die "no resolved SeatwatchInvariantViolated reached the receiver in 120 s"
+wait_for 60 notification resolved > /dev/null || die "no resolved SeatwatchInvariantViolated reached the receiver in 60 s"
 resolved=$(notification resolved)
 echo "resolved notification after $((SECONDS - start)) s: $(brief "$resolved")"
 [ "$(field "$resolved" 'j["receiver"]')" = pager ] || die "the resolved notification went to $(field "$resolved" 'j["receiver"]'), not pager"
@@ -209,7 +209,7 @@ SeatwatchLockWaitLong probe-b:9646 warning suppressed
 SeatwatchStale probe-a:9646 warning suppressed
 SeatwatchStale probe-b:9646 warning active"
 states_as_expected() { [ "$(am_states)" = "$expected_states" ]; }
-wait_for 30 states_as_expected || die "inhibition: expected
+wait_for 20 states_as_expected || die "inhibition: expected
 $expected_states
 got
 $(am_states)"
