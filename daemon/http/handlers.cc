@@ -50,6 +50,7 @@ void RegisterHandlers(Server& server, const metrics::SnapshotStore& store,
     auto snapshot = store.Current();
     Response response;
     response.content_type = kMetricsType;
+    response.compressible = true;
     for (const auto& part : snapshot->metrics_parts) response.Append(part);
     for (const auto& source : extra_metrics) {
       if (auto text = source()) response.Append(std::move(text));

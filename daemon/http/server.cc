@@ -6,6 +6,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "http/gzip_accept.h"
+#include "http/gzip_body.h"
 #include "http/listen_support.h"
 #include "util/log.h"
 
@@ -24,19 +26,49 @@ const char* StatusText(int status) {
   return "Unknown";
 }
 
-void Send(mg_connection* connection, const Response& response, bool head) {
+// The body as written: the parts themselves, or one gzip member built from
+// their cached deflated bytes when the response allows it and the client
+// accepts it. A HEAD gets the headers (and Content-Length) of the GET.
+struct Body {
+  bool gzip = false;
+  GzipBody gzip_body;
   size_t length = 0;
-  for (const auto& part : response.parts) length += part->size();
+};
+
+Body EncodeBody(mg_connection* connection, const Response& response, std::string* extra) {
+  Body body;
+  if (response.compressible) {
+    *extra += "Vary: Accept-Encoding\r\n";
+    const char* accept = mg_get_header(connection, "Accept-Encoding");
+    if (accept && AcceptsGzip(accept)) {
+      try {
+        body.gzip_body = EncodeGzip(response.parts, GzipPartCache::Shared());
+        body.gzip = true;
+        body.length = body.gzip_body.length;
+        *extra += "Content-Encoding: gzip\r\n";
+        return body;
+      } catch (const std::exception& e) {
+        // Identity is always acceptable: better a large scrape than none.
+        log::Error("gzip encoding failed, sending identity", {{"error", e.what()}});
+      }
+    }
+  }
+  for (const auto& part : response.parts) body.length += part->size();
+  return body;
+}
+
+void Send(mg_connection* connection, const Response& response, bool head) {
   std::string extra;
   for (const auto& [name, value] : response.headers) extra += name + ": " + value + "\r\n";
+  Body body = EncodeBody(connection, response, &extra);
   mg_printf(connection,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
             "Cache-Control: no-store\r\n%s\r\n",
-            response.status, StatusText(response.status), response.content_type.c_str(), length,
-            extra.c_str());
+            response.status, StatusText(response.status), response.content_type.c_str(),
+            body.length, extra.c_str());
   if (head) return;
-  for (const auto& part : response.parts) {
-    if (!part->empty()) mg_write(connection, part->data(), part->size());
+  for (const auto& piece : body.gzip ? body.gzip_body.pieces : response.parts) {
+    if (!piece->empty()) mg_write(connection, piece->data(), piece->size());
   }
 }
 

@@ -20,6 +20,10 @@ struct Response {
   // The body as pieces written in order, so a large pre-rendered text is sent
   // from the snapshot that owns it, without a copy.
   std::vector<std::shared_ptr<const std::string>> parts;
+  // Sent gzip-encoded when the client's Accept-Encoding allows it (and with
+  // Vary: Accept-Encoding either way). Worth it for large bodies whose parts
+  // live across requests: each part is deflated once (http/gzip_cache.h).
+  bool compressible = false;
 
   void Text(int code, std::string body, std::string type = "text/plain; charset=utf-8");
   void Append(std::shared_ptr<const std::string> part) { parts.push_back(std::move(part)); }
