@@ -62,7 +62,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   http::Server server(config.http.listen, http::ServerOptions{});
   // The only part that writes to the database; its own thread and connection.
   cleanup::CleanupService cleanup(config);
-  http::RegisterHandlers(server, store, {cleanup.MetricsSource()});
+  http::RegisterHandlers(server, store, {cleanup.MetricsSource()}, cleanup.StatusSource());
   try {
     server.Start();
   } catch (const std::exception& e) {

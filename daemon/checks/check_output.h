@@ -1,11 +1,14 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <prometheus/metric_family.h>
+
+#include "locks/lock_poll.h"
 
 namespace seatwatch::checks {
 
@@ -45,6 +48,14 @@ struct InvariantResult {
   }
 };
 
+// The one row of the [holds] query, judged by the database's clock.
+struct HoldsCounts {
+  double active = 0;                  // held, hold_expires_at > now()
+  double expired = 0;                 // still held, hold_expires_at <= now(): the backlog
+  double expired_oldest_seconds = 0;  // now() - the oldest expiry among those (0: none)
+  double payments_lapsed = 0;         // 'started' payments whose fan no longer holds the seat
+};
+
 // What one successful run of a check produced. Immutable once published.
 struct CheckOutput {
   std::vector<prometheus::MetricFamily> families;
@@ -55,6 +66,11 @@ struct CheckOutput {
   std::map<std::string, std::string> documents;
   // Extra human-readable text for the --once report.
   std::string report;
+  // The facts themselves, for the status page (which renders them per page
+  // view, never asking the database): the locks check's poll and the holds
+  // check's counts; null/empty from other checks.
+  std::shared_ptr<const locks::LockPoll> lock_poll;
+  std::optional<HoldsCounts> holds;
 };
 
 }  // namespace seatwatch::checks

@@ -84,6 +84,7 @@ CheckOutput HoldsCheck::Run(CheckContext& context) {
   }
   CheckOutput output;
   output.families = HoldsFamilies(counts);
+  output.holds = counts;
   return output;
 }
 

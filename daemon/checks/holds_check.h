@@ -10,13 +10,7 @@
 
 namespace seatwatch::checks {
 
-// The one row of the [holds] query, judged by the database's clock.
-struct HoldsCounts {
-  double active = 0;                  // held, hold_expires_at > now()
-  double expired = 0;                 // still held, hold_expires_at <= now(): the backlog
-  double expired_oldest_seconds = 0;  // now() - the oldest expiry among those (0: none)
-  double payments_lapsed = 0;         // 'started' payments whose fan no longer holds the seat
-};
+// HoldsCounts (the one row of the [holds] query) is in checks/check_output.h.
 
 // The result columns the [holds] query must return.
 inline const std::vector<std::string>& HoldsColumns() {

@@ -143,6 +143,7 @@ CheckOutput LockCheck::Run(CheckContext& context) {
   output.families = locks::BuildLockFamilies(poll, episodes_);
   output.documents["locks"] = locks::LocksJson(poll);
   output.report = locks::LocksReport(poll);
+  output.lock_poll = std::make_shared<const locks::LockPoll>(poll);
   last_ = std::move(poll);
   return output;
 }

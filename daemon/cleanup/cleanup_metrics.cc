@@ -29,6 +29,7 @@ CleanupMetrics::CleanupMetrics(const config::CleanupConfig& config) : durations_
 
 void CleanupMetrics::Configure(const config::CleanupConfig& config) {
   enabled_ = config.enabled;
+  dry_run_ = config.dry_run;
   interval_seconds_ = util::ToSeconds(config.interval);
   if (!enabled_) leader_ = false;
 }
@@ -78,5 +79,31 @@ std::vector<prometheus::MetricFamily> CleanupMetrics::Families() const {
 }
 
 std::string CleanupMetrics::Render() const { return metrics::RenderText(Families()); }
+
+void CleanupMetrics::SetLastRun(double unix_seconds, BatchResult result, std::uint64_t freed,
+                                std::string error) {
+  last_run_unix_ = unix_seconds;
+  last_run_result_ = result;
+  last_run_freed_ = freed;
+  last_run_error_ = std::move(error);
+}
+
+CleanupStatus CleanupMetrics::Status() const {
+  CleanupStatus status;
+  status.enabled = enabled_;
+  status.dry_run = dry_run_;
+  status.leader = leader_;
+  status.interval_seconds = interval_seconds_;
+  status.freed = freed_;
+  status.batches_ok = batches(BatchResult::kOk);
+  status.batches_lock_timeout = batches(BatchResult::kLockTimeout);
+  status.batches_error = batches(BatchResult::kError);
+  status.last_success_unix = last_success_unix_;
+  status.last_run_unix = last_run_unix_;
+  if (last_run_unix_ > 0) status.last_run_result = BatchResultLabel(last_run_result_);
+  status.last_run_freed = last_run_freed_;
+  status.last_run_error = last_run_error_;
+  return status;
+}
 
 }  // namespace seatwatch::cleanup

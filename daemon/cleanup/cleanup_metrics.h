@@ -7,6 +7,7 @@
 
 #include <prometheus/metric_family.h>
 
+#include "cleanup/cleanup_status.h"
 #include "config/config.h"
 #include "metrics/family.h"
 
@@ -43,6 +44,9 @@ class CleanupMetrics {
   void AddFreed(std::uint64_t count) { freed_ += count; }
   void ObserveBatch(BatchResult result, double seconds);
   void SetLastSuccess(double unix_seconds) { last_success_unix_ = unix_seconds; }
+  // How the last run ended, for Status() only (no series of its own).
+  void SetLastRun(double unix_seconds, BatchResult result, std::uint64_t freed,
+                  std::string error);
 
   bool leader() const { return leader_; }
   std::uint64_t freed() const { return freed_; }
@@ -50,15 +54,21 @@ class CleanupMetrics {
 
   std::vector<prometheus::MetricFamily> Families() const;
   std::string Render() const;
+  CleanupStatus Status() const;
 
  private:
   bool enabled_ = false;
+  bool dry_run_ = false;
   double interval_seconds_ = 0;
   bool leader_ = false;
   std::uint64_t freed_ = 0;
   std::array<std::uint64_t, 3> batches_{};
   metrics::HistogramData durations_;
   double last_success_unix_ = 0;
+  double last_run_unix_ = 0;
+  BatchResult last_run_result_ = BatchResult::kOk;
+  std::uint64_t last_run_freed_ = 0;
+  std::string last_run_error_;
 };
 
 }  // namespace seatwatch::cleanup

@@ -30,7 +30,7 @@ bool CleanupRestartNeeded(const config::Config& running, const config::Config& f
 
 CleanupService::CleanupService(const config::Config& config)
     : config_(config), text_(std::make_shared<PublishedText>()), metrics_(config.cleanup) {
-  text_->Publish(metrics_.Render());
+  text_->Publish(metrics_);
 }
 
 CleanupService::~CleanupService() { Stop(); }
@@ -39,7 +39,7 @@ void CleanupService::StartWorker() {
   metrics_.Configure(config_.cleanup);
   if (!config_.cleanup.enabled) {
     metrics_.SetLeader(false);
-    text_->Publish(metrics_.Render());
+    text_->Publish(metrics_);
     return;
   }
   worker_ = std::make_unique<CleanupWorker>(config_, metrics_, text_);
@@ -57,7 +57,7 @@ void CleanupService::Reload(const config::Config& fresh) {
     // Nothing the cleanup uses changed: keep the worker and its leadership.
     if (!worker_) {
       metrics_.Configure(config_.cleanup);
-      text_->Publish(metrics_.Render());
+      text_->Publish(metrics_);
     }
     return;
   }
@@ -84,6 +84,11 @@ void CleanupService::Stop() {
 std::function<std::shared_ptr<const std::string>()> CleanupService::MetricsSource() const {
   std::shared_ptr<PublishedText> text = text_;
   return [text] { return text->Current(); };
+}
+
+std::function<std::shared_ptr<const CleanupStatus>()> CleanupService::StatusSource() const {
+  std::shared_ptr<PublishedText> text = text_;
+  return [text] { return text->Status(); };
 }
 
 }  // namespace seatwatch::cleanup

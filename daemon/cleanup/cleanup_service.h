@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cleanup/cleanup_metrics.h"
+#include "cleanup/cleanup_status.h"
 #include "cleanup/cleanup_worker.h"
 #include "cleanup/published_text.h"
 #include "config/config.h"
@@ -41,6 +42,8 @@ class CleanupService {
   // For http::RegisterHandlers' extra_metrics: the last published text. Never
   // touches the database; stays valid after the service is gone.
   std::function<std::shared_ptr<const std::string>()> MetricsSource() const;
+  // For the status page: the last published status, the same way.
+  std::function<std::shared_ptr<const CleanupStatus>()> StatusSource() const;
 
  private:
   void StartWorker();

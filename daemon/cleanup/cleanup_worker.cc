@@ -77,7 +77,7 @@ CleanupMetrics CleanupWorker::Stop() {
   return metrics_;
 }
 
-void CleanupWorker::Publish() { out_->Publish(metrics_.Render()); }
+void CleanupWorker::Publish() { out_->Publish(metrics_); }
 
 void CleanupWorker::SetLeader(bool leader) {
   if (leader != metrics_.leader()) {
@@ -162,6 +162,7 @@ bool CleanupWorker::RunOnce() {
   session_.CheckAfterError();
   if (!session_.connected()) SetLeader(false);  // the server dropped the lock with the backend
   if (result.outcome == BatchResult::kOk) metrics_.SetLastSuccess(UnixNow());
+  metrics_.SetLastRun(UnixNow(), result.outcome, result.summary.freed(), result.error);
   LogRun(result);
   return result.outcome != BatchResult::kOk;
 }

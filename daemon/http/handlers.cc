@@ -3,6 +3,8 @@
 #include <chrono>
 
 #include "metrics/process_metrics.h"
+#include "page/page_model.h"
+#include "page/page_renderer.h"
 #include "util/json_writer.h"
 
 namespace seatwatch::http {
@@ -45,7 +47,8 @@ bool IsReady(const metrics::Snapshot& snapshot, double now_unix, std::string* wh
 }
 
 void RegisterHandlers(Server& server, const metrics::SnapshotStore& store,
-                      std::vector<MetricsSource> extra_metrics) {
+                      std::vector<MetricsSource> extra_metrics,
+                      CleanupStatusSource cleanup_status) {
   server.Route("/metrics", [&store, extra_metrics]() {
     auto snapshot = store.Current();
     Response response;
@@ -95,16 +98,14 @@ void RegisterHandlers(Server& server, const metrics::SnapshotStore& store,
     response.Append(std::shared_ptr<const std::string>(snapshot, &it->second));
     return response;
   });
-  server.Route("/", []() {
+  server.Route("/", [&store, cleanup_status]() {
+    // Rendered per view from the snapshot in hand: no database access.
+    auto snapshot = store.Current();
+    page::PageModel model = page::BuildPageModel(
+        *snapshot, cleanup_status ? cleanup_status() : nullptr, UnixNow());
     Response response;
-    response.Text(200,
-                  "<html><head><title>seatwatch</title></head><body><h1>seatwatch</h1><ul>"
-                  "<li><a href=\"/metrics\">/metrics</a></li>"
-                  "<li><a href=\"/api/invariants\">/api/invariants</a></li>"
-                  "<li><a href=\"/api/locks\">/api/locks</a></li>"
-                  "<li><a href=\"/readyz\">/readyz</a></li>"
-                  "<li><a href=\"/healthz\">/healthz</a></li></ul></body></html>\n",
-                  "text/html; charset=utf-8");
+    response.Text(200, page::RenderStatusPage(model), "text/html; charset=utf-8");
+    response.headers.emplace_back("Cache-Control", "no-store");
     return response;
   });
 }

@@ -8,6 +8,13 @@
 
 namespace seatwatch::locks {
 
+std::string SessionWho(const SessionRow& session) {
+  std::string who = "(" + (session.application_name.empty() ? "-" : session.application_name) +
+                    " " + session.usename + "@" + session.client_addr.value_or("local");
+  if (!session.client) who += ", " + session.backend_type;
+  return who + ")";
+}
+
 namespace {
 
 constexpr size_t kQueryShown = 100;
@@ -25,13 +32,6 @@ std::string OneLine(std::string text) {
   // Cut whole characters: the text is already normalized (or raw by choice).
   if (TruncateUtf8(text, kQueryShown).size() == text.size()) return text;
   return TruncateUtf8(std::move(text), kQueryShown - 3) + "...";
-}
-
-std::string Who(const SessionRow& session) {
-  std::string who = "(" + (session.application_name.empty() ? "-" : session.application_name) +
-                    " " + session.usename + "@" + session.client_addr.value_or("local");
-  if (!session.client) who += ", " + session.backend_type;
-  return who + ")";
 }
 
 void WriteNode(std::ostringstream& out, const LockPoll& poll, int pid, const std::string& indent) {
@@ -54,7 +54,7 @@ void WriteNode(std::ostringstream& out, const LockPoll& poll, int pid, const std
     if (session && session->state_age_seconds) out << " " << Seconds(*session->state_age_seconds);
   }
   if (session) {
-    out << " " << Who(*session);
+    out << " " << SessionWho(*session);
     if (!wait && session->xact_age_seconds) out << " xact " << Seconds(*session->xact_age_seconds);
   }
   out << "\n";

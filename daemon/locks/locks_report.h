@@ -19,4 +19,8 @@ namespace seatwatch::locks {
 // Pure.
 std::string LocksReport(const LockPoll& poll);
 
+// Who a session is, as the report and the status page show it:
+// "(psql postgres@local)", "(app user@10.0.0.7, autovacuum worker)". Pure.
+std::string SessionWho(const SessionRow& session);
+
 }  // namespace seatwatch::locks

@@ -35,6 +35,18 @@ struct CheckStatus {
   std::optional<IncrementalStatus> incremental;
 };
 
+// The result of the invariant `name` in the check's last successful run, or
+// nullptr (the check failed, has not run, or did not return it).
+inline const checks::InvariantResult* FindInvariant(const CheckStatus& check,
+                                                    const std::string& name) {
+  if (!check.output) return nullptr;
+  const checks::InvariantResult* found = nullptr;
+  for (const auto& candidate : check.output->invariants) {
+    if (candidate.name == name) found = &candidate;
+  }
+  return found;
+}
+
 // When an invariant's current OK/VIOLATED status began, as this process saw it.
 struct InvariantHistory {
   bool ok = true;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/poll_state.h"
+
 namespace seatwatch::metrics {
 
 // Everything the HTTP side serves about the monitored database, rendered once
@@ -25,6 +27,9 @@ struct Snapshot {
   double last_poll_unix = 0;             // 0 before the first poll
   double last_successful_poll_unix = 0;  // last poll that reached the database
   double poll_interval_seconds = 0;
+  // The (merged) poll state all of the above was made from, for the status
+  // page, which renders it per page view; null before the first publish.
+  std::shared_ptr<const PollState> state;
 
   // metrics_parts joined: for tests and tools, not for the scrape path.
   std::string MetricsText() const {

@@ -176,12 +176,7 @@ std::string InvariantsJson(const PollState& state) {
   for (const auto& check : state.checks) {
     if (check.invariants.empty()) continue;
     for (const auto& name : check.invariants) {
-      const checks::InvariantResult* result = nullptr;
-      if (check.output) {
-        for (const auto& candidate : check.output->invariants) {
-          if (candidate.name == name) result = &candidate;
-        }
-      }
+      const checks::InvariantResult* result = FindInvariant(check, name);
       json.BeginObject();
       json.Key("name").String(name);
       json.Key("check").String(check.name);
@@ -238,6 +233,11 @@ std::string InvariantsJson(const PollState& state) {
 }
 
 Snapshot BuildSnapshot(const PollState& state) {
+  return BuildSnapshot(std::make_shared<const PollState>(state));
+}
+
+Snapshot BuildSnapshot(std::shared_ptr<const PollState> shared) {
+  const PollState& state = *shared;
   Snapshot snapshot;
   snapshot.metrics_parts.push_back(
       std::make_shared<const std::string>(RenderText(BuildFamilies(state))));
@@ -258,6 +258,7 @@ Snapshot BuildSnapshot(const PollState& state) {
   snapshot.last_poll_unix = state.last_poll_unix;
   snapshot.last_successful_poll_unix = state.last_successful_poll_unix;
   snapshot.poll_interval_seconds = state.poll_interval_seconds;
+  snapshot.state = std::move(shared);
   return snapshot;
 }
 

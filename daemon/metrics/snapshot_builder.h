@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace seatwatch::metrics {
 // of every check (only those whose last run succeeded), seatwatch's own
 // series, and the JSON documents. Pure.
 Snapshot BuildSnapshot(const PollState& state);
+// The same, keeping `state` itself in Snapshot::state (no copy of it).
+Snapshot BuildSnapshot(std::shared_ptr<const PollState> state);
 
 // seatwatch's own families (up, checks, invariants), before rendering. The
 // checks' own families are rendered when each check runs (CheckStatus::rendered).

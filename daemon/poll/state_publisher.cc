@@ -7,6 +7,16 @@
 
 namespace seatwatch::poll {
 
+namespace {
+
+// The snapshot keeps the merged state itself (for the status page).
+std::shared_ptr<const metrics::Snapshot> SnapshotOf(const std::vector<metrics::PollState>& lanes) {
+  return std::make_shared<const metrics::Snapshot>(metrics::BuildSnapshot(
+      std::make_shared<const metrics::PollState>(lanes.size() == 1 ? lanes[0] : MergeLanes(lanes))));
+}
+
+}  // namespace
+
 StatePublisher::StatePublisher(metrics::SnapshotStore& store, std::size_t lanes)
     : store_(store), lanes_(lanes) {}
 
@@ -15,15 +25,13 @@ void StatePublisher::Publish(std::size_t lane, metrics::PollState state) {
   // snapshots in the opposite order and hide the later one's results.
   std::lock_guard<std::mutex> lock(mutex_);
   lanes_.at(lane) = std::move(state);
-  store_.Publish(std::make_shared<const metrics::Snapshot>(
-      metrics::BuildSnapshot(lanes_.size() == 1 ? lanes_[0] : MergeLanes(lanes_))));
+  store_.Publish(SnapshotOf(lanes_));
 }
 
 void StatePublisher::MarkOverdue(std::size_t lane) {
   std::lock_guard<std::mutex> lock(mutex_);
   poll::MarkOverdue(lanes_.at(lane));
-  store_.Publish(std::make_shared<const metrics::Snapshot>(
-      metrics::BuildSnapshot(lanes_.size() == 1 ? lanes_[0] : MergeLanes(lanes_))));
+  store_.Publish(SnapshotOf(lanes_));
 }
 
 void MarkOverdue(metrics::PollState& state) {

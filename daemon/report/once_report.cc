@@ -95,12 +95,7 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::string&
   for (const auto& check : state.checks) {
     for (const auto& name : check.invariants) {
       ++shown;
-      const checks::InvariantResult* result = nullptr;
-      if (check.output) {
-        for (const auto& candidate : check.output->invariants) {
-          if (candidate.name == name) result = &candidate;
-        }
-      }
+      const checks::InvariantResult* result = metrics::FindInvariant(check, name);
       if (!result) {
         out << "  UNKNOWN   " << name << "  (check " << check.name << " failed: "
             << check.last_reason << ": " << TerminalSafe(check.last_error) << ")\n";

@@ -1,0 +1,122 @@
+#include <algorithm>
+
+#include "page/page_format.h"
+#include "page/page_sections.h"
+
+namespace seatwatch::page::detail {
+
+namespace {
+
+// The label names of the shown keys, in order of first appearance (the rows
+// of one invariant normally share them).
+std::vector<std::string> KeyColumns(const std::vector<checks::Violation>& keys) {
+  std::vector<std::string> names;
+  for (const auto& violation : keys) {
+    for (const auto& label : violation.labels) {
+      if (std::find(names.begin(), names.end(), label.name) == names.end()) {
+        names.push_back(label.name);
+      }
+    }
+  }
+  return names;
+}
+
+void RenderKeys(std::string& out, const InvariantView& view) {
+  std::vector<std::string> columns = KeyColumns(view.first_keys);
+  out += "<div class=\"scroll\"><table class=\"keys\"><tr>";
+  for (const auto& column : columns) out += "<th>" + E(column) + "</th>";
+  out += "<th>offending</th></tr>\n";
+  for (const auto& violation : view.first_keys) {
+    out += "<tr>";
+    for (const auto& column : columns) {
+      out += "<td class=\"mono\">";
+      for (const auto& label : violation.labels) {
+        if (label.name == column) out += E(label.value);
+      }
+      out += "</td>";
+    }
+    out += "<td class=\"num\">" + E(FormatNumber(violation.value)) + "</td></tr>\n";
+  }
+  out += "</table></div>\n";
+  if (view.rows > view.first_keys.size()) {
+    out += "<p class=\"meta\">and " + std::to_string(view.rows - view.first_keys.size()) +
+           " more keys: see <a href=\"/api/invariants\">/api/invariants</a></p>\n";
+  }
+}
+
+void RenderDetail(std::string& out, const checks::DetailRows& detail) {
+  if (!detail.error.empty()) {
+    out += "<p class=\"err\">the detail query failed: " + E(detail.error) + "</p>\n";
+    return;
+  }
+  out += "<p class=\"meta\">first offending rows";
+  if (detail.truncated) out += " (more rows or longer values in /api/invariants)";
+  out += ":</p>\n<div class=\"scroll\"><table class=\"detail\"><tr>";
+  for (const auto& column : detail.columns) out += "<th>" + E(column) + "</th>";
+  out += "</tr>\n";
+  for (const auto& row : detail.rows) {
+    out += "<tr>";
+    for (size_t i = 0; i < detail.columns.size(); ++i) {
+      if (i < row.size() && row[i]) {
+        out += "<td class=\"mono\">" + E(*row[i]) + "</td>";
+      } else {
+        out += "<td class=\"meta\">NULL</td>";
+      }
+    }
+    out += "</tr>\n";
+  }
+  out += "</table></div>\n";
+}
+
+void RenderViolated(std::string& out, const InvariantView& view, double now_unix) {
+  out += "<article class=\"card violated\" id=\"invariant-" + E(view.name) +
+         "\"><h3><span class=\"badge violated\">VIOLATED</span> <span class=\"name\">" +
+         E(view.name) + "</span></h3>\n<p class=\"meta\">";
+  out += "violated since " + E(FormatWhen(view.since_unix, now_unix));
+  out += " &middot; " + E(FormatNumber(view.total)) +
+         (view.total == 1 ? " offending row" : " offending rows") + " across " +
+         std::to_string(view.rows) + (view.rows == 1 ? " key" : " keys");
+  out += " &middot; check " + E(view.check) + "</p>\n";
+  if (!view.help.empty()) out += "<p>" + E(view.help) + "</p>\n";
+  RenderKeys(out, view);
+  if (view.detail) RenderDetail(out, *view.detail);
+  out += "</article>\n";
+}
+
+void RenderUnknown(std::string& out, const InvariantView& view) {
+  out += "<article class=\"card unknown\" id=\"invariant-" + E(view.name) +
+         "\"><h3><span class=\"badge unknown\">UNKNOWN</span> <span class=\"name\">" +
+         E(view.name) + "</span></h3>\n<p class=\"meta\">" + E(view.reason) + "</p></article>\n";
+}
+
+}  // namespace
+
+void RenderInvariants(std::string& out, const PageModel& model) {
+  out += "<section id=\"invariants\"><h2>Invariants</h2>\n";
+  if (model.invariants.empty()) {
+    out += "<p class=\"meta\">" +
+           E(model.polled ? "No invariant is configured." : "No poll has been published yet.") +
+           "</p></section>\n";
+    return;
+  }
+  // What needs a person first: the violated, then those without a verdict.
+  for (const auto& view : model.invariants) {
+    if (view.verdict == Verdict::kViolated) RenderViolated(out, view, model.now_unix);
+  }
+  for (const auto& view : model.invariants) {
+    if (view.verdict == Verdict::kUnknown) RenderUnknown(out, view);
+  }
+  bool any_ok = false;
+  for (const auto& view : model.invariants) {
+    if (view.verdict != Verdict::kOk) continue;
+    if (!any_ok) out += "<ul class=\"oklist\">\n";
+    any_ok = true;
+    out += "<li id=\"invariant-" + E(view.name) + "\"><span class=\"badge ok\">OK</span> " +
+           E(view.name) + " <span class=\"meta\">since " +
+           E(FormatWhen(view.since_unix, model.now_unix)) + "</span></li>\n";
+  }
+  if (any_ok) out += "</ul>\n";
+  out += "</section>\n";
+}
+
+}  // namespace seatwatch::page::detail

@@ -1,0 +1,124 @@
+#include "page/page_model.h"
+
+#include <algorithm>
+
+namespace seatwatch::page {
+
+namespace {
+
+InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus& check,
+                     const std::string& name) {
+  InvariantView view;
+  view.name = name;
+  view.check = check.name;
+  const checks::InvariantResult* result = metrics::FindInvariant(check, name);
+  if (!result) {
+    view.verdict = Verdict::kUnknown;
+    view.reason = !check.has_run ? "not run yet"
+                                 : "check " + check.name + " failed: " + check.last_reason +
+                                       ": " + check.last_error;
+    return view;
+  }
+  view.help = result->help;
+  auto history = state.history.find(name);
+  if (history != state.history.end()) view.since_unix = history->second.since_unix;
+  if (result->ok()) {
+    view.verdict = Verdict::kOk;
+    return view;
+  }
+  view.verdict = Verdict::kViolated;
+  view.total = result->total();
+  for (const auto& violation : result->violations) {
+    if (violation.value == 0) continue;  // a key the query reported as fine
+    ++view.rows;
+    if (view.first_keys.size() < kShownKeys) view.first_keys.push_back(violation);
+  }
+  if (result->detail) {
+    checks::DetailRows detail = *result->detail;
+    if (detail.rows.size() > kShownDetailRows) {
+      detail.rows.resize(kShownDetailRows);
+      detail.truncated = true;
+    }
+    view.detail = std::move(detail);
+  }
+  return view;
+}
+
+CheckHealth HealthOf(const metrics::CheckStatus& check) {
+  CheckHealth health;
+  health.name = check.name;
+  health.interval_seconds = check.interval_seconds;
+  health.has_run = check.has_run;
+  health.success = check.success;
+  health.duration_seconds = check.duration_seconds;
+  health.last_success_unix = check.last_success_unix;
+  health.errors = check.errors;
+  health.last_reason = check.last_reason;
+  health.last_error = check.last_error;
+  if (check.incremental) health.mode = check.incremental->mode;
+  return health;
+}
+
+// Why a section backed by the check `name` has nothing to show.
+std::string Unavailable(const metrics::CheckStatus* check, const std::string& disabled) {
+  if (!check) return disabled;
+  if (!check->has_run) return "not run yet";
+  return "the last run failed: " + check->last_reason + ": " + check->last_error;
+}
+
+}  // namespace
+
+Verdict PageModel::Overall() const {
+  if (violated > 0) return Verdict::kViolated;
+  if (unknown > 0 || invariants.empty()) return Verdict::kUnknown;
+  return Verdict::kOk;
+}
+
+PageModel BuildPageModel(const metrics::Snapshot& snapshot,
+                         std::shared_ptr<const cleanup::CleanupStatus> cleanup, double now_unix) {
+  PageModel model;
+  model.now_unix = now_unix;
+  model.cleanup = std::move(cleanup);
+  model.database_up = snapshot.database_up;
+  model.last_poll_unix = snapshot.last_poll_unix;
+  model.last_successful_poll_unix = snapshot.last_successful_poll_unix;
+  model.poll_interval_seconds = snapshot.poll_interval_seconds;
+  model.locks_source.unavailable = "the locks check is disabled ([locks] enabled = false)";
+  model.holds_source.unavailable = "no [holds] section is configured";
+  if (!snapshot.state) return model;
+  const metrics::PollState& state = *snapshot.state;
+  model.polled = true;
+  model.version = state.version;
+
+  const metrics::CheckStatus* locks_check = nullptr;
+  const metrics::CheckStatus* holds_check = nullptr;
+  for (const auto& check : state.checks) {
+    for (const auto& name : check.invariants) {
+      model.invariants.push_back(ViewOf(state, check, name));
+      if (model.invariants.back().verdict == Verdict::kViolated) ++model.violated;
+      if (model.invariants.back().verdict == Verdict::kUnknown) ++model.unknown;
+    }
+    model.checks.push_back(HealthOf(check));
+    if (check.output && check.output->lock_poll) {
+      model.locks = check.output->lock_poll;
+      locks_check = &check;
+    } else if (check.name == "locks" && !locks_check) {
+      locks_check = &check;
+    }
+    if (check.output && check.output->holds) {
+      model.holds = check.output->holds;
+      holds_check = &check;
+    } else if (check.name == "holds" && !holds_check) {
+      holds_check = &check;
+    }
+  }
+  model.locks_source.configured = locks_check != nullptr;
+  model.locks_source.unavailable =
+      model.locks ? "" : Unavailable(locks_check, model.locks_source.unavailable);
+  model.holds_source.configured = holds_check != nullptr;
+  model.holds_source.unavailable =
+      model.holds ? "" : Unavailable(holds_check, model.holds_source.unavailable);
+  return model;
+}
+
+}  // namespace seatwatch::page

@@ -1,0 +1,97 @@
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/check_output.h"
+#include "cleanup/cleanup_status.h"
+#include "locks/lock_poll.h"
+#include "metrics/snapshot.h"
+
+namespace seatwatch::page {
+
+// How much of each list the page shows; the rest is counted and left to
+// /api/invariants and /api/locks, so a page view stays small however large
+// the violation or the pile-up.
+inline constexpr size_t kShownKeys = 10;        // offending keys per invariant
+inline constexpr size_t kShownDetailRows = 10;  // detail rows per invariant
+inline constexpr size_t kShownSessions = 200;   // sessions drawn in the forest
+
+enum class Verdict { kOk, kViolated, kUnknown };
+
+struct InvariantView {
+  std::string name;
+  std::string check;
+  std::string help;
+  Verdict verdict = Verdict::kUnknown;
+  std::string reason;     // kUnknown: why there is no verdict
+  double since_unix = 0;  // when the current status began (0: not known)
+  size_t rows = 0;        // offending rows the query returned
+  double total = 0;       // their values summed
+  std::vector<checks::Violation> first_keys;  // the first kShownKeys offending rows
+  // The first kShownDetailRows rows of detail_sql (rows cut; `truncated`
+  // set when more were there or the detail limits cut some).
+  std::optional<checks::DetailRows> detail;
+};
+
+// A section backed by one check (locks, holds): shown from its last
+// successful run, or why there is none.
+struct SectionSource {
+  bool configured = false;  // a check of that name exists
+  std::string unavailable;  // set when there is nothing to show
+};
+
+struct CheckHealth {
+  std::string name;
+  double interval_seconds = 0;
+  bool has_run = false;
+  bool success = false;
+  double duration_seconds = 0;
+  double last_success_unix = 0;
+  std::map<std::string, std::uint64_t> errors;  // reason -> failures so far
+  std::string last_reason;
+  std::string last_error;
+  std::string mode;  // incremental checks: "incremental" or "full"; else empty
+};
+
+// Everything the status page shows, taken from one snapshot (and the
+// cleanup's status) at one instant. A plain value.
+struct PageModel {
+  double now_unix = 0;
+  std::string version;
+  bool polled = false;  // a poll state has been published
+  bool database_up = false;
+  double last_poll_unix = 0;
+  double last_successful_poll_unix = 0;
+  double poll_interval_seconds = 0;
+
+  std::vector<InvariantView> invariants;  // in configuration order
+  int violated = 0;
+  int unknown = 0;
+
+  SectionSource locks_source;
+  std::shared_ptr<const locks::LockPoll> locks;  // null: see locks_source
+
+  SectionSource holds_source;
+  std::optional<checks::HoldsCounts> holds;
+
+  std::shared_ptr<const cleanup::CleanupStatus> cleanup;  // null: not known
+
+  std::vector<CheckHealth> checks;
+
+  // OK when every invariant holds, VIOLATED when any is violated, else
+  // UNKNOWN (no invariant configured, none judged yet, or one without a
+  // verdict).
+  Verdict Overall() const;
+};
+
+// Builds the model from the snapshot's poll state (never the database).
+// Pure.
+PageModel BuildPageModel(const metrics::Snapshot& snapshot,
+                         std::shared_ptr<const cleanup::CleanupStatus> cleanup, double now_unix);
+
+}  // namespace seatwatch::page

@@ -1,0 +1,343 @@
+// The status page rendered from a hand-built snapshot: the verdict, the
+// offending keys and detail rows, the blocking tree, the holds and cleanup,
+// each check's health, and every string from the database escaped.
+#include <gtest/gtest.h>
+
+#include "locks/blocking_forest.h"
+#include "locks/lock_poll.h"
+#include "metrics/snapshot_builder.h"
+#include "page/page_model.h"
+#include "page/page_renderer.h"
+
+namespace seatwatch::page {
+namespace {
+
+constexpr double kSince = 1796146810;  // 2026-12-01 17:40:10 UTC
+constexpr double kNow = kSince + 192;  // 3m 12s later
+const char kAlert[] = "<script>alert(1)</script>";
+const char kRetitle[] = "<script>document.title='pwned'</script>";
+
+locks::SessionRow Session(int pid, const std::string& state, const std::string& app) {
+  locks::SessionRow session;
+  session.pid = pid;
+  session.backend_type = "client backend";
+  session.client = true;
+  session.in_database = true;
+  session.state = state;
+  session.application_name = app;
+  session.usename = "booking";
+  session.xact_age_seconds = 95;
+  session.state_age_seconds = 80;
+  session.query = "UPDATE seats SET status = $1 WHERE seat = $2";
+  return session;
+}
+
+locks::LockWaitRow Wait(int pid, const std::string& locktype, std::vector<int> blockers,
+                        double seconds) {
+  locks::LockWaitRow wait;
+  wait.pid = pid;
+  wait.locktype = locktype;
+  wait.mode = locktype == "tuple" ? "ExclusiveLock" : "ShareLock";
+  if (locktype == "tuple") {
+    wait.relation = 16400;
+    wait.relation_name = "seats";
+    wait.page = 0;
+    wait.tuple = 5;
+    wait.target = "tuple|5|16400|0|5||||||";
+  } else {
+    wait.target = "transactionid||||||||777|||";
+  }
+  wait.wait_seconds = seconds;
+  wait.blockers = std::move(blockers);
+  return wait;
+}
+
+// 4242 idle in transaction (its application_name a script) holds seat A1 of
+// event 1; 4243 waits for its transaction, 4244 queues for the row.
+std::shared_ptr<const locks::LockPoll> HotSeatPoll() {
+  auto poll = std::make_shared<locks::LockPoll>();
+  poll->sessions[4242] = Session(4242, "idle in transaction", kRetitle);
+  poll->sessions[4243] = Session(4243, "active", "booking-api");
+  poll->sessions[4244] = Session(4244, "active", "booking-api");
+  poll->waits[4243] = Wait(4243, "transactionid", {4242}, 7.5);
+  poll->waits[4244] = Wait(4244, "tuple", {4243}, 6);
+  poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), {4242, 4243, 4244});
+  poll->rows[poll->forest.rows.at(0).target] = "seats(event_id=1, seat=A1)";
+  poll->timestamp_seconds = kNow - 1;
+  return poll;
+}
+
+metrics::CheckStatus Ran(const std::string& name, checks::CheckOutput output) {
+  metrics::CheckStatus check;
+  check.name = name;
+  check.interval_seconds = 10;
+  check.has_run = true;
+  check.success = true;
+  check.duration_seconds = 0.25;
+  check.last_success_unix = kNow - 2;
+  check.output = std::make_shared<const checks::CheckOutput>(std::move(output));
+  return check;
+}
+
+metrics::PollState ViolatedState() {
+  metrics::PollState state;
+  state.version = "1.2.3";
+  state.database_up = true;
+  state.last_poll_unix = kNow - 1;
+  state.last_successful_poll_unix = kNow - 1;
+  state.poll_interval_seconds = 10;
+
+  checks::CheckOutput booking;
+  checks::InvariantResult sold;
+  sold.name = "sold_seat_without_ticket";
+  sold.check = "booking_reconciliation";
+  sold.help = "Seats sold, tickets issued & payments confirmed must agree";
+  sold.violations = {{{{"event_id", "3"}}, 1}, {{{"event_id", "1"}}, 0}};
+  checks::DetailRows detail;
+  detail.columns = {"event_id", "seat", "status", "holder", "payments"};
+  detail.rows = {{std::string("3"), std::string("A7"), std::string("sold"), std::string(kAlert),
+                  std::nullopt}};
+  sold.detail = detail;
+  checks::InvariantResult limit;
+  limit.name = "fan_over_limit";
+  limit.check = "booking_reconciliation";
+  limit.violations = {{{{"event_id", "3"}}, 0}};
+  booking.invariants = {sold, limit};
+  metrics::CheckStatus reconciliation = Ran("booking_reconciliation", booking);
+  reconciliation.invariants = {"sold_seat_without_ticket", "fan_over_limit"};
+  state.checks.push_back(reconciliation);
+  state.history["sold_seat_without_ticket"] = {false, kSince};
+  state.history["fan_over_limit"] = {true, kSince - 3600};
+
+  checks::CheckOutput locks_output;
+  locks_output.lock_poll = HotSeatPoll();
+  state.checks.push_back(Ran("locks", locks_output));
+
+  checks::CheckOutput holds_output;
+  holds_output.holds = checks::HoldsCounts{7, 3, 125.5, 2};
+  state.checks.push_back(Ran("holds", holds_output));
+
+  metrics::CheckStatus inventory;
+  inventory.name = "event_inventory";
+  inventory.interval_seconds = 10;
+  inventory.has_run = true;
+  inventory.success = false;
+  inventory.last_success_unix = kSince;
+  inventory.errors = {{"timeout", 2}, {"sql", 0}};
+  inventory.last_reason = "timeout";
+  inventory.last_error = "canceling statement due to statement timeout";
+  state.checks.push_back(inventory);
+  return state;
+}
+
+std::shared_ptr<const cleanup::CleanupStatus> Leader() {
+  cleanup::CleanupStatus status;
+  status.enabled = true;
+  status.leader = true;
+  status.interval_seconds = 30;
+  status.freed = 12;
+  status.batches_ok = 4;
+  status.batches_lock_timeout = 1;
+  status.last_success_unix = kNow - 20;
+  status.last_run_unix = kNow - 20;
+  status.last_run_result = "ok";
+  status.last_run_freed = 3;
+  return std::make_shared<const cleanup::CleanupStatus>(status);
+}
+
+std::string RenderOf(const metrics::PollState& state,
+                     std::shared_ptr<const cleanup::CleanupStatus> cleanup) {
+  return RenderStatusPage(BuildPageModel(metrics::BuildSnapshot(state), std::move(cleanup), kNow));
+}
+
+bool Has(const std::string& page, const std::string& text) {
+  return page.find(text) != std::string::npos;
+}
+
+TEST(StatusPageTest, VerdictFirstWithTheOffendingKeysAndRows) {
+  std::string page = RenderOf(ViolatedState(), Leader());
+  EXPECT_TRUE(Has(page, "<title>seatwatch: VIOLATED</title>")) << page;
+  EXPECT_TRUE(Has(page, "<h1>VIOLATED: 1 of 2 invariants</h1>")) << page;
+  EXPECT_TRUE(Has(page, "database reachable &middot; last poll 2026-12-01 17:43:21 UTC (1.0s ago)"))
+      << page;
+  // The verdict comes before the forest, the forest before the checks.
+  EXPECT_LT(page.find("id=\"verdict\""), page.find("id=\"locks\""));
+  EXPECT_LT(page.find("id=\"locks\""), page.find("id=\"holds\""));
+  EXPECT_LT(page.find("id=\"holds\""), page.find("id=\"checks\""));
+  EXPECT_TRUE(Has(page, "<span class=\"badge violated\">VIOLATED</span> <span "
+                        "class=\"name\">sold_seat_without_ticket</span>"))
+      << page;
+  EXPECT_TRUE(Has(page, "violated since 2026-12-01 17:40:10 UTC (3m 12s ago) &middot; 1 offending "
+                        "row across 1 key &middot; check booking_reconciliation"))
+      << page;
+  EXPECT_TRUE(Has(page, "Seats sold, tickets issued &amp; payments confirmed must agree"));
+  // The key (event 3), not the key the query reported as fine (event 1).
+  EXPECT_TRUE(Has(page, "<tr><th>event_id</th><th>offending</th></tr>\n<tr><td "
+                        "class=\"mono\">3</td><td class=\"num\">1</td></tr>\n</table>"))
+      << page;
+  EXPECT_TRUE(Has(page, "<td class=\"mono\">A7</td><td class=\"mono\">sold</td>")) << page;
+  EXPECT_TRUE(Has(page, "<td class=\"meta\">NULL</td>")) << page;
+  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">OK</span> fan_over_limit <span "
+                        "class=\"meta\">since 2026-12-01 16:40:10 UTC (1h 03m ago)</span>"))
+      << page;
+}
+
+TEST(StatusPageTest, DatabaseStringsAreEscaped) {
+  std::string page = RenderOf(ViolatedState(), Leader());
+  EXPECT_TRUE(Has(page, "<td class=\"mono\">&lt;script&gt;alert(1)&lt;/script&gt;</td>")) << page;
+  EXPECT_TRUE(Has(page, "(&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt; "
+                        "booking@local)"))
+      << page;
+  EXPECT_FALSE(Has(page, "<script")) << page;
+  EXPECT_FALSE(Has(page, "pwned'")) << page;
+  // Self-contained: nothing loaded from elsewhere, nothing run.
+  EXPECT_FALSE(Has(page, "src=")) << page;
+  EXPECT_FALSE(Has(page, "http://")) << page;
+  EXPECT_FALSE(Has(page, "https://")) << page;
+  EXPECT_FALSE(Has(page, "<link")) << page;
+}
+
+TEST(StatusPageTest, RefreshesAndFitsAPhone) {
+  std::string page = RenderOf(ViolatedState(), Leader());
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_TRUE(Has(page, "<meta http-equiv=\"refresh\" content=\"5\">"));
+  EXPECT_TRUE(Has(page, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"));
+  EXPECT_TRUE(Has(page, "<meta charset=\"utf-8\">"));
+  EXPECT_TRUE(Has(page, "<style>"));
+  for (const char* link : {"<a href=\"/metrics\">/metrics</a>",
+                           "<a href=\"/api/invariants\">/api/invariants</a>",
+                           "<a href=\"/api/locks\">/api/locks</a>"}) {
+    EXPECT_TRUE(Has(page.substr(page.find("<footer>")), link)) << link;
+  }
+}
+
+TEST(StatusPageTest, BlockingForestAsATree) {
+  std::string page = RenderOf(ViolatedState(), Leader());
+  EXPECT_TRUE(Has(page, "<strong>2 waiting</strong>, longest 7.5s, deepest chain 1, most behind "
+                        "one root 2"))
+      << page;
+  EXPECT_TRUE(Has(page, "<div class=\"node root\"><strong>root pid <span "
+                        "class=\"pid\">4242</span></strong> <span class=\"state idle\">idle in "
+                        "transaction for 1m 20s</span> &middot; transaction open 1m 35s"))
+      << page;
+  EXPECT_TRUE(Has(page, "holds up 2 (2 directly)")) << page;
+  // Both waiters are drawn beneath the root, one level in, with the hot row.
+  size_t root = page.find("root pid <span class=\"pid\">4242");
+  size_t nested = page.find("<ul><li><div class=\"node\"><strong>pid <span class=\"pid\">4243");
+  ASSERT_NE(nested, std::string::npos) << page;
+  EXPECT_LT(root, nested);
+  EXPECT_TRUE(Has(page, "<strong>pid <span class=\"pid\">4243</span></strong> waits "
+                        "<strong>7.5s</strong> &middot; transactionid ShareLock on seats &middot; "
+                        "row <code class=\"row\">seats(event_id=1, seat=A1)</code>"))
+      << page;
+  EXPECT_TRUE(Has(page, "<strong>pid <span class=\"pid\">4244</span></strong> waits "
+                        "<strong>6.0s</strong> &middot; tuple ExclusiveLock on seats"))
+      << page;
+  EXPECT_TRUE(Has(page, "<td><code class=\"row\">seats(event_id=1, seat=A1)</code></td><td "
+                        "class=\"num\">2</td>"))
+      << page;
+  EXPECT_TRUE(Has(page, "<code>UPDATE seats SET status = $1 WHERE seat = $2</code>")) << page;
+}
+
+TEST(StatusPageTest, HoldsCleanupAndCheckHealth) {
+  std::string page = RenderOf(ViolatedState(), Leader());
+  EXPECT_TRUE(Has(page, "<tr><th>expired holds (backlog)</th><td><strong>3</strong> (the oldest "
+                        "expired 2m 05s ago)</td></tr>"))
+      << page;
+  EXPECT_TRUE(Has(page, "<tr><th>active holds</th><td>7</td></tr>")) << page;
+  EXPECT_TRUE(Has(page, "<tr><th>payments lapsed</th><td>2</td></tr>")) << page;
+  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">LEADER</span>")) << page;
+  EXPECT_TRUE(Has(page, "<tr><th>last run</th><td>2026-12-01 17:43:02 UTC (20.0s ago): <span "
+                        "class=\"badge ok\">ok</span>, freed 3</td></tr>"))
+      << page;
+  EXPECT_TRUE(Has(page, "<tr><th>batches</th><td>ok 4, lock_timeout 1, error 0</td></tr>")) << page;
+  EXPECT_TRUE(Has(page, "<tr><th>freed since start</th><td>12</td></tr>")) << page;
+  EXPECT_FALSE(Has(page, "DRY RUN")) << page;
+  EXPECT_TRUE(Has(page, "<tr><td><code>event_inventory</code></td><td><span class=\"badge "
+                        "violated\">failed</span> timeout<br><span class=\"err\">canceling "
+                        "statement due to statement timeout</span></td><td>2026-12-01 17:40:10 "
+                        "UTC (3m 12s ago)</td>"))
+      << page;
+  EXPECT_TRUE(Has(page, "<td>timeout 2</td>")) << page;
+  EXPECT_TRUE(Has(page, "<tr><td><code>locks</code></td><td><span class=\"badge ok\">ok</span>"))
+      << page;
+}
+
+TEST(StatusPageTest, ADryRunSaysWhatItWouldHaveFreed) {
+  cleanup::CleanupStatus status = *Leader();
+  status.dry_run = true;
+  std::string page =
+      RenderOf(ViolatedState(), std::make_shared<const cleanup::CleanupStatus>(status));
+  EXPECT_TRUE(Has(page, "<span class=\"badge warn\">DRY RUN</span>")) << page;
+  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">ok</span>, would have freed 3</td></tr>")) << page;
+  EXPECT_TRUE(Has(page, "<tr><th>would have freed since start</th><td>12</td></tr>")) << page;
+}
+
+TEST(StatusPageTest, AllOkAndNothingWaiting) {
+  metrics::PollState state = ViolatedState();
+  checks::CheckOutput booking = *state.checks[0].output;
+  booking.invariants[0].violations = {{{{"event_id", "3"}}, 0}};
+  state.checks[0].output = std::make_shared<const checks::CheckOutput>(booking);
+  checks::CheckOutput quiet;
+  quiet.lock_poll = std::make_shared<const locks::LockPoll>();
+  state.checks[1].output = std::make_shared<const checks::CheckOutput>(quiet);
+  std::string page = RenderOf(state, nullptr);
+  EXPECT_TRUE(Has(page, "<title>seatwatch: OK</title>")) << page;
+  EXPECT_TRUE(Has(page, "<h1>OK: all 2 invariants hold</h1>")) << page;
+  EXPECT_TRUE(Has(page, "No session waits on a lock.")) << page;
+  EXPECT_FALSE(Has(page, "VIOLATED")) << page;
+  EXPECT_TRUE(Has(page, "The cleanup's status is not known.")) << page;
+}
+
+TEST(StatusPageTest, FailingChecksGiveUnknownWithTheReason) {
+  metrics::PollState state = ViolatedState();
+  state.database_up = false;
+  for (auto& check : state.checks) {
+    check.success = false;
+    check.output.reset();
+    check.last_reason = "connection";
+    check.last_error = "could not connect to server";
+  }
+  cleanup::CleanupStatus off;
+  std::string page = RenderOf(state, std::make_shared<const cleanup::CleanupStatus>(off));
+  EXPECT_TRUE(Has(page, "<title>seatwatch: UNKNOWN</title>")) << page;
+  EXPECT_TRUE(Has(page, "<h1>UNKNOWN: 2 of 2 invariants without a verdict</h1>")) << page;
+  EXPECT_TRUE(Has(page, "<strong>database UNREACHABLE</strong>")) << page;
+  EXPECT_TRUE(Has(page, "check booking_reconciliation failed: connection: could not connect to "
+                        "server"))
+      << page;
+  EXPECT_TRUE(Has(page, "No lock data: the last run failed: connection: could not connect to "
+                        "server"))
+      << page;
+  EXPECT_TRUE(Has(page, "Cleanup is <strong>off</strong>")) << page;
+}
+
+TEST(StatusPageTest, BeforeTheFirstPoll) {
+  PageModel model = BuildPageModel(metrics::Snapshot{}, nullptr, kNow);
+  std::string page = RenderStatusPage(model);
+  EXPECT_TRUE(Has(page, "<title>seatwatch: UNKNOWN</title>")) << page;
+  EXPECT_TRUE(Has(page, "<h1>UNKNOWN: no poll yet</h1>")) << page;
+  EXPECT_TRUE(Has(page, "No lock data: the locks check is disabled")) << page;
+}
+
+TEST(StatusPageTest, LongListsAreCutAndCounted) {
+  metrics::PollState state = ViolatedState();
+  checks::CheckOutput booking = *state.checks[0].output;
+  booking.invariants[0].violations.clear();
+  for (int event = 1; event <= 25; ++event) {
+    booking.invariants[0].violations.push_back({{{"event_id", std::to_string(event)}}, 2});
+  }
+  booking.invariants[0].detail->rows.assign(40, booking.invariants[0].detail->rows[0]);
+  state.checks[0].output = std::make_shared<const checks::CheckOutput>(booking);
+  PageModel model = BuildPageModel(metrics::BuildSnapshot(state), nullptr, kNow);
+  ASSERT_EQ(model.invariants[0].first_keys.size(), kShownKeys);
+  EXPECT_EQ(model.invariants[0].rows, 25u);
+  EXPECT_EQ(model.invariants[0].detail->rows.size(), kShownDetailRows);
+  EXPECT_TRUE(model.invariants[0].detail->truncated);
+  std::string page = RenderStatusPage(model);
+  EXPECT_TRUE(Has(page, "50 offending rows across 25 keys")) << page;
+  EXPECT_TRUE(Has(page, "and 15 more keys: see <a href=\"/api/invariants\">")) << page;
+}
+
+}  // namespace
+}  // namespace seatwatch::page
