@@ -19,6 +19,7 @@ int CheckConfigCommand(const config::Config& config) {
   std::cout << config.path << ": syntax and values OK (" << config.queries.size()
             << " query entries)\n";
   for (const auto& line : config::DescribeIncremental(config)) std::cout << line << "\n";
+  std::cout << config::DescribeHttp(config) << "\n";
   // From the database: why incremental mode is off (wal_level, REPLICATION,
   // the publication), or what it cannot map.
   if (config.changes.enabled) std::cout << changes::CheckFeed(config) << "\n";

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "app/commands.h"
+#include "app/http_security.h"
 #include "checks/registry.h"
 #include "cleanup/cleanup_service.h"
 #include "config/load.h"
@@ -58,8 +59,12 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   poll::PollerGroup pollers(config, checks::BuildChecks(config), store, version);
 
   // Sized so that a few hundred idle or hostile sockets cannot starve a
-  // scraper: see http::ServerOptions.
-  http::Server server(config.http.listen, http::ServerOptions{});
+  // scraper: see http::ServerOptions. TLS and Basic auth from [http], their
+  // certificate and users swapped on SIGHUP.
+  http::ServerOptions server_options;
+  HttpSecurity security(config.http);
+  security.Apply(server_options);
+  http::Server server(config.http.listen, server_options);
   // The only part that writes to the database; its own thread and connection.
   cleanup::CleanupService cleanup(config);
   http::RegisterHandlers(server, store, {cleanup.MetricsSource()}, cleanup.StatusSource());
@@ -84,6 +89,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
         auto checks = checks::BuildChecks(*fresh);
         cleanup.Reload(*fresh);
         pollers.Reload(*fresh, std::move(checks));
+        security.Reload(fresh->http);
       }
       continue;
     }

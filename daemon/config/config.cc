@@ -12,6 +12,11 @@ std::string Location::Describe(const std::string& key) const {
   return out;
 }
 
+Location HttpConfig::KeyLocation(const std::string& key) const {
+  auto it = keys.find(key);
+  return it == keys.end() ? Location{} : it->second;
+}
+
 const Location& QueryConfig::KeyLocation(const std::string& key) const {
   auto it = keys.find(key);
   return it == keys.end() ? where : it->second;

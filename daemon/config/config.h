@@ -32,6 +32,24 @@ struct DatabaseConfig {
 
 struct HttpConfig {
   std::string listen = "127.0.0.1:9646";
+  // TLS: all three files resolved against the config file's folder; the
+  // PEM texts read by LoadConfig (LoadHttpFiles). A cert turns TLS on.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;  // set: client certificates are required
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
+  std::string tls_client_ca_pem;
+  enum class TlsVersion { kTls12, kTls13 };
+  TlsVersion tls_min_version = TlsVersion::kTls12;
+  // [http.basic_auth] users: name -> bcrypt hash. None: no authentication.
+  std::map<std::string, std::string> basic_auth_users;
+  // /healthz and /readyz answer without credentials.
+  bool auth_exempt_probes = true;
+  std::map<std::string, Location> keys;  // each key as written ("tls_cert_file", ...)
+
+  bool tls() const { return !tls_cert_file.empty(); }
+  Location KeyLocation(const std::string& key) const;
 };
 
 struct PollConfig {

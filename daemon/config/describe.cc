@@ -1,6 +1,7 @@
 #include "config/describe.h"
 
 #include "db/dsn_mask.h"
+#include "http/tls_credentials.h"
 #include "util/duration.h"
 
 namespace seatwatch::config {
@@ -30,6 +31,33 @@ std::vector<std::string> DescribeIncremental(const Config& config) {
                     (query.expiry_column.empty() ? "" : "; expiry_column " + query.expiry_column) + ")");
   }
   return lines;
+}
+
+std::string DescribeHttp(const Config& config) {
+  const HttpConfig& http = config.http;
+  std::string line = "http: " + http.listen;
+  if (http.tls()) {
+    line += std::string(" over HTTPS (TLS ") +
+            (http.tls_min_version == HttpConfig::TlsVersion::kTls13 ? "1.3" : "1.2") + " and later";
+    try {
+      auto tls = http::ParseTlsCredentials(http.tls_cert_pem, http.tls_key_pem, http.tls_client_ca_pem);
+      line += ", certificate serial " + tls->serial() + " " + tls->subject() + " until " + tls->not_after();
+    } catch (const std::exception& e) {
+      line += std::string(", certificate not loaded: ") + e.what();
+    }
+    if (!http.tls_client_ca_file.empty()) line += ", client certificates required";
+    line += ")";
+  } else {
+    line += " over plain HTTP";
+  }
+  size_t users = http.basic_auth_users.size();
+  if (users == 0) {
+    line += ", no authentication";
+  } else {
+    line += ", basic auth: " + std::to_string(users) + (users == 1 ? " user" : " users") +
+            (http.auth_exempt_probes ? " (/healthz and /readyz exempt)" : " (every path)");
+  }
+  return line;
 }
 
 }  // namespace seatwatch::config

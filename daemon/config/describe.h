@@ -13,4 +13,10 @@ namespace seatwatch::config {
 // one per incremental entry. Any DSN is shown masked.
 std::vector<std::string> DescribeIncremental(const Config& config);
 
+// One line for --check-config about [http]: plain HTTP or HTTPS (version,
+// the certificate's serial, subject and end of validity, client
+// certificates), and Basic auth (users, probes). Needs the TLS files read
+// (LoadConfig).
+std::string DescribeHttp(const Config& config);
+
 }  // namespace seatwatch::config

@@ -6,6 +6,7 @@
 #include "config/parse.h"
 #include "config/read_file.h"
 #include "config/validate.h"
+#include "http/tls_credentials.h"
 
 namespace seatwatch::config {
 
@@ -23,7 +24,39 @@ std::string ReadSql(const std::string& path, const Location& where, const std::s
   return sql;
 }
 
+std::string ReadHttpFile(const HttpConfig& http, const std::string& path, const std::string& key) {
+  try {
+    return ReadRegularFile(path);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(http.KeyLocation(key).Describe("http." + key) + ": cannot read " + path + ": " + e.what());
+  }
+}
+
 }  // namespace
+
+void LoadHttpFiles(Config& config) {
+  HttpConfig& http = config.http;
+  if (!http.tls()) return;
+  http.tls_cert_pem = ReadHttpFile(http, http.tls_cert_file, "tls_cert_file");
+  http.tls_key_pem = ReadHttpFile(http, http.tls_key_file, "tls_key_file");
+  if (!http.tls_client_ca_file.empty()) {
+    http.tls_client_ca_pem = ReadHttpFile(http, http.tls_client_ca_file, "tls_client_ca_file");
+  }
+  // Parsed here as the server will parse them, so --check-config and a
+  // reload refuse a key that does not match its certificate.
+  try {
+    http::ParseTlsCredentials(http.tls_cert_pem, http.tls_key_pem, http.tls_client_ca_pem);
+  } catch (const http::TlsCredentialsError& e) {
+    using Part = http::TlsCredentialsError::Part;
+    std::string key = e.part() == Part::kCertificate ? "tls_cert_file"
+                      : e.part() == Part::kKey       ? "tls_key_file"
+                                                     : "tls_client_ca_file";
+    const std::string& file = e.part() == Part::kCertificate ? http.tls_cert_file
+                              : e.part() == Part::kKey       ? http.tls_key_file
+                                                             : http.tls_client_ca_file;
+    throw ConfigError(http.KeyLocation(key).Describe("http." + key) + ": " + file + " " + e.what());
+  }
+}
 
 std::string TrimSql(std::string sql) {
   while (!sql.empty()) {
@@ -73,6 +106,7 @@ Config LoadConfig(const std::string& path) {
   Config config = ParseConfig(text, path);
   RequireChecks(config);
   LoadSqlFiles(config);
+  LoadHttpFiles(config);
   return config;
 }
 

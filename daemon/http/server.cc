@@ -6,9 +6,12 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "http/basic_auth_gate.h"
+#include "http/basic_auth_header.h"
 #include "http/gzip_accept.h"
 #include "http/gzip_body.h"
 #include "http/listen_support.h"
+#include "http/tls_context.h"
 #include "util/log.h"
 
 namespace seatwatch::http {
@@ -18,6 +21,7 @@ namespace {
 const char* StatusText(int status) {
   switch (status) {
     case 200: return "OK";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 500: return "Internal Server Error";
@@ -111,6 +115,10 @@ void Server::Start() {
   }
   std::string ports = ListeningPorts(listen_);
   if (ports.rfind("+[", 0) == 0) ports = ports.substr(1);
+  if (options_.tls) {
+    RequireCivetWebTls();
+    ports += "s";  // CivetWeb: this port speaks TLS only
+  }
   std::string threads = std::to_string(options_.threads);
   std::string request_timeout = Millis(options_.request_timeout);
   std::string keep_alive_timeout = Millis(options_.keep_alive_timeout);
@@ -130,16 +138,25 @@ void Server::Start() {
                            nullptr};
   mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof callbacks);
-  context_ = mg_start(&callbacks, this, options);
+  // CivetWeb makes the SSL_CTX; the certificate is ours to give (InitTls).
+  if (options_.tls) callbacks.init_ssl = &Server::InitTls;
+  mg_init_data init{&callbacks, this, options};
+  char error_text[256] = "";
+  mg_error_data error{nullptr, error_text, sizeof error_text};
+  context_ = mg_start2(&init, &error);
   if (!context_) {
+    // CivetWeb's own reason when it gives one (a failed bind, TLS set-up).
     throw std::runtime_error("cannot listen on " + listen_ +
-                             " (address in use, or not an address of this host?)");
+                             (error_text[0] ? std::string(": ") + error_text
+                                            : std::string(" (address in use, or not an address of this host?)")));
   }
   // One catch-all handler: routing by exact path is ours, so /metricsfoo is a
   // 404 rather than a prefix match.
   mg_set_request_handler(context_, "/", &Server::Dispatch, this);
   log::Info("http server listening",
             {{"listen", listen_},
+             {"tls", options_.tls ? "on" : "off"},
+             {"basic_auth", options_.auth && options_.auth->enabled() ? "on" : "off"},
              {"threads", threads},
              {"request_timeout_ms", request_timeout},
              {"keep_alive_timeout_ms", keep_alive_timeout}});
@@ -155,6 +172,14 @@ int Server::Dispatch(mg_connection* connection, void* self) {
   return static_cast<Server*>(self)->Serve(connection);
 }
 
+// 1: the callback set the certificate up (CivetWeb loads none itself).
+int Server::InitTls(void* ssl_context, void* self) {
+  const ServerOptions& options = static_cast<Server*>(self)->options_;
+  return ConfigureTlsContext(static_cast<SSL_CTX*>(ssl_context), options.tls.get(), options.tls_min_version)
+             ? 1
+             : -1;
+}
+
 int Server::Serve(mg_connection* connection) {
   const mg_request_info* request = mg_get_request_info(connection);
   std::string method = request->request_method ? request->request_method : "";
@@ -166,6 +191,10 @@ int Server::Serve(mg_connection* connection) {
     if (method != "GET" && !head) {
       response.Text(405, "only GET and HEAD are supported\n");
       response.headers.emplace_back("Allow", "GET, HEAD");
+    } else if (options_.auth &&
+               !options_.auth->Allows(path, mg_get_header(connection, "Authorization"))) {
+      response.Text(401, "unauthorized: valid Basic credentials are required\n");
+      response.headers.emplace_back("WWW-Authenticate", kBasicChallenge);
     } else if (route == routes_.end()) {
       response.Text(404, "not found: " + path + "\n");
     } else {

@@ -12,6 +12,9 @@ struct mg_connection;
 
 namespace seatwatch::http {
 
+class BasicAuthGate;
+class TlsStore;
+
 struct Response {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
@@ -58,26 +61,37 @@ struct ServerOptions {
   // accepting and further connections wait in the kernel's listen backlog.
   int connection_queue = 64;
   int listen_backlog = 1024;
+
+  // Set: the port speaks HTTPS only (CivetWeb's TLS), each handshake served
+  // the certificate this store holds then (SIGHUP swaps it), refusing
+  // protocol versions below tls_min_version (an OpenSSL TLS1_x_VERSION).
+  std::shared_ptr<TlsStore> tls;
+  int tls_min_version = 0x0303;  // TLS1_2_VERSION
+  // Set and enabled(): Basic credentials are required (see BasicAuthGate).
+  std::shared_ptr<BasicAuthGate> auth;
 };
 
 // CivetWeb behind a small routing table of exact paths. Handlers run on
 // CivetWeb's worker threads and must be thread-safe; any exception they throw
 // becomes a 500 (CivetWeb itself catches nothing). GET and HEAD only; other
-// methods get a 405 with Allow.
+// methods get a 405 with Allow; then, with auth, missing or wrong
+// credentials get a 401 with WWW-Authenticate.
 class Server {
  public:
   Server(std::string listen, ServerOptions options = {});
   ~Server();
 
   void Route(std::string path, Handler handler);
-  // Throws std::runtime_error if the address cannot be bound, or is IPv6
-  // and this build of CivetWeb has no IPv6.
+  // Throws std::runtime_error if the address cannot be bound, is IPv6 and
+  // this build of CivetWeb has no IPv6, or TLS is asked for and CivetWeb
+  // cannot load OpenSSL.
   void Start();
   void Stop();
   const std::string& listen() const { return listen_; }
 
  private:
   static int Dispatch(mg_connection* connection, void* self);
+  static int InitTls(void* ssl_context, void* self);
   int Serve(mg_connection* connection);
 
   std::string listen_;

@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# TLS and Basic auth end to end, with certificates made here by openssl (a
+# CA, server certificates with SAN 127.0.0.1, a client CA and client
+# certificates) and a bcrypt hash made by htpasswd, against the daemon on the
+# scratch PostgreSQL:
+#   1. TLS + auth: curl succeeds with the CA and fails without it; plain HTTP
+#      to the TLS port gets no metrics; no or a wrong password gets a 401 with
+#      the challenge, the right one a 200; the probes answer without
+#      credentials; a real Prometheus scrapes over https with basic_auth and
+#      tls_config.ca_file and has up == 1; rotation: new files + SIGHUP and
+#      openssl s_client sees the new serial; a bad new certificate is logged
+#      and the old serial still served; a changed listen is logged as needing
+#      a restart.
+#   2. A restart with tls_client_ca_file, tls_min_version = "1.3" and
+#      auth_exempt_probes = false: no client certificate, or one from another
+#      CA, is refused, the right one served (Prometheus too, with
+#      cert_file/key_file); curl --tls-max 1.2 is refused; the probes need
+#      credentials.
+# Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
+set -euo pipefail
+
+src=${SEATWATCH_SOURCE_DIR:?}
+bin=${SEATWATCH_BINARY:?}
+pgdir=${TEST_PG_DIR:?}
+work=$(mktemp -d /tmp/seatwatch-tls-e2e.XXXXXX)
+certs=$work/certs
+mkdir "$certs"
+pids=()
+sw_pid=""
+
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  psql_admin -c "DROP DATABASE IF EXISTS sw_tls_e2e WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+for tool in openssl curl htpasswd prometheus; do
+  command -v "$tool" > /dev/null || fail "$tool is not installed (scripts/lib/deps.sh)"
+done
+
+# shellcheck disable=SC1091
+source "$pgdir/env"
+psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
+psql_admin -c "DROP DATABASE IF EXISTS sw_tls_e2e WITH (FORCE)" >/dev/null
+psql_admin -c "CREATE DATABASE sw_tls_e2e" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 -d sw_tls_e2e -f "$src/queries/booking/schema.sql" >/dev/null
+
+# --- certificates -----------------------------------------------------------
+quiet() { "$@" > "$work/openssl.log" 2>&1 || { cat "$work/openssl.log"; fail "$*"; }; }
+make_ca() {  # make_ca NAME
+  quiet openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj "/CN=seatwatch test $1" -keyout "$certs/$1.key" -out "$certs/$1.crt"
+}
+make_cert() {  # make_cert NAME CA SERIAL EXTENSIONS
+  quiet openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
+    -keyout "$certs/$1.key" -out "$certs/$1.csr"
+  printf '%b\n' "$4" > "$certs/$1.ext"
+  quiet openssl x509 -req -in "$certs/$1.csr" -CA "$certs/$2.crt" -CAkey "$certs/$2.key" \
+    -set_serial "$3" -days 2 -extfile "$certs/$1.ext" -out "$certs/$1.crt"
+}
+server_ext='subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+client_ext='extendedKeyUsage=clientAuth'
+make_ca ca
+make_ca clientca
+make_ca otherca
+make_cert server1 ca 0x5EA71001 "$server_ext"
+make_cert server2 ca 0x5EA71002 "$server_ext"
+make_cert client clientca 0x0C1 "$client_ext"
+make_cert stranger otherca 0x0C2 "$client_ext"
+
+password='correct horse battery staple'
+hash=$(htpasswd -nbBC 10 prometheus "$password" | head -1 | cut -d: -f2-)
+case "$hash" in '$2y$10$'*) ;; *) fail "htpasswd made no bcrypt hash: $hash" ;; esac
+
+# The files the daemon serves; rotation replaces them.
+cp "$certs/server1.crt" "$work/tls.crt"
+cp "$certs/server1.key" "$work/tls.key"
+
+# --- the daemon -------------------------------------------------------------
+# write_config FILE PORT EXTRA_HTTP_KEYS: the shipped config on the scratch
+# database, TLS files relative to the config's folder.
+write_config() {
+  sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
+      -e 's#interval = "10s"#interval = "1s"#' \
+      -e "s#^listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$2\"\\ntls_cert_file = \"tls.crt\"\\ntls_key_file = \"tls.key\"$3#" \
+      "$src/config/seatwatch.toml" > "$1"
+  printf '\n[http.basic_auth]\nusers = { prometheus = "%s" }\n' "$hash" >> "$1"
+}
+start_daemon() {  # start_daemon CONFIG LOG
+  SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sw_tls_e2e" \
+    "$bin" --config "$1" > "$2" 2>&1 &
+  sw_pid=$!
+  pids+=("$sw_pid")
+}
+stop_daemon() {
+  kill "$sw_pid"
+  wait "$sw_pid" || true
+}
+
+port_a=$(free_port)
+port_b=$(free_port)
+[ "$port_a" != "$port_b" ] || port_b=$(free_port)
+write_config "$work/seatwatch.toml" "$port_a" ""
+SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sw_tls_e2e" \
+  "$bin" --config "$work/seatwatch.toml" --check-config > "$work/check.txt" 2>&1 \
+  || { cat "$work/check.txt"; fail "--check-config refused the TLS config"; }
+grep -q "^http: 127.0.0.1:$port_a over HTTPS (TLS 1.2 and later, certificate serial 5EA71001 /CN=server1 until .*), basic auth: 1 user (/healthz and /readyz exempt)$" "$work/check.txt" \
+  || { cat "$work/check.txt"; fail "--check-config does not describe TLS and auth"; }
+echo "ok: --check-config: $(grep '^http: ' "$work/check.txt")"
+start_daemon "$work/seatwatch.toml" "$work/seatwatch.log"
+base="https://127.0.0.1:$port_a"
+tls_curl() { curl -sS --max-time 10 --cacert "$certs/ca.crt" "$@"; }
+wait_for 30 tls_curl -f "$base/readyz" -o /dev/null \
+  || { cat "$work/seatwatch.log"; fail "seatwatch not ready over https"; }
+
+# --- 1. TLS and Basic auth --------------------------------------------------
+tls_curl -f -u "prometheus:$password" "$base/metrics" -o "$work/metrics.txt"
+grep -q '^seatwatch_up ' "$work/metrics.txt" || fail "no seatwatch_up in the https scrape"
+echo "ok: curl over TLS with the CA and the right password gets the metrics"
+
+if curl -sS --max-time 10 -u "prometheus:$password" "$base/metrics" -o /dev/null 2> "$work/curl.err"; then
+  fail "curl without the CA accepted the certificate"
+fi
+grep -qi 'certificate' "$work/curl.err" || { cat "$work/curl.err"; fail "curl without the CA failed for another reason"; }
+echo "ok: curl without the CA refuses the certificate ($(head -1 "$work/curl.err"))"
+
+plain=$(curl -s --max-time 10 -u "prometheus:$password" "http://127.0.0.1:$port_a/metrics" || true)
+if grep -q 'seatwatch_' <<< "$plain"; then fail "plain HTTP to the TLS port got metrics"; fi
+echo "ok: plain HTTP to the TLS port gets no metrics"
+
+status_of() { tls_curl -s -o /dev/null -w '%{http_code}' "$@"; }
+tls_curl -s -D "$work/401.headers" -o /dev/null -u "prometheus:wrong" "$base/metrics"
+head -1 "$work/401.headers" | grep -q ' 401' || { cat "$work/401.headers"; fail "a wrong password did not get a 401"; }
+grep -qi '^WWW-Authenticate: Basic realm="seatwatch", charset="UTF-8"' "$work/401.headers" \
+  || { cat "$work/401.headers"; fail "the 401 has no WWW-Authenticate: Basic challenge"; }
+[ "$(status_of "$base/metrics")" = 401 ] || fail "no credentials did not get a 401"
+[ "$(status_of -u "grafana:$password" "$base/metrics")" = 401 ] || fail "an unknown user did not get a 401"
+[ "$(status_of -u "prometheus:$password" "$base/metrics")" = 200 ] || fail "the right password did not get a 200"
+[ "$(status_of -u "prometheus:$password" "$base/api/invariants")" = 200 ] || fail "/api/invariants with the password"
+[ "$(status_of "$base/api/invariants")" = 401 ] || fail "/api/invariants without credentials is not a 401"
+echo "ok: no, unknown or wrong credentials get 401 with the challenge; the right password 200"
+
+[ "$(status_of "$base/healthz")" = 200 ] || fail "/healthz is not exempt"
+[ "$(status_of "$base/readyz")" = 200 ] || fail "/readyz is not exempt"
+echo "ok: /healthz and /readyz answer without credentials (auth_exempt_probes default)"
+
+[ "$(status_of --tls-max 1.2 -u "prometheus:$password" "$base/metrics")" = 200 ] \
+  || fail "TLS 1.2 was refused with tls_min_version at its default 1.2"
+# CivetWeb sets OpenSSL 1.1 option bits that mean "no extended master
+# secret" (among others) in OpenSSL 3; seatwatch resets them.
+openssl s_client -connect "127.0.0.1:$port_a" -tls1_2 -CAfile "$certs/ca.crt" < /dev/null > "$work/s_client.txt" 2>&1 || true
+grep -q 'Extended master secret: yes' "$work/s_client.txt" || { cat "$work/s_client.txt"; fail "TLS 1.2 without extended master secret"; }
+echo "ok: TLS 1.2 is served by default, with extended master secret"
+
+# --- Prometheus over https --------------------------------------------------
+prom_port=$(free_port)
+cat > "$work/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: seatwatch-tls
+    scheme: https
+    basic_auth:
+      username: prometheus
+      password: "$password"
+    tls_config:
+      ca_file: $certs/ca.crt
+    static_configs:
+      - targets: ["127.0.0.1:$port_a"]
+  - job_name: seatwatch-mtls
+    scheme: https
+    basic_auth:
+      username: prometheus
+      password: "$password"
+    tls_config:
+      ca_file: $certs/ca.crt
+      cert_file: $certs/client.crt
+      key_file: $certs/client.key
+    static_configs:
+      - targets: ["127.0.0.1:$port_b"]
+YAML
+promtool check config "$work/prometheus.yml" > /dev/null
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+  --web.listen-address="127.0.0.1:$prom_port" > "$work/prometheus.log" 2>&1 &
+pids+=($!)
+prom="http://127.0.0.1:$prom_port"
+wait_for 30 curl -sf "$prom/-/ready" -o /dev/null || { cat "$work/prometheus.log"; fail "prometheus not ready"; }
+up_of() {  # prints the value of up{job=$1}, or nothing
+  curl -sf --get "$prom/api/v1/query" --data-urlencode "query=up{job=\"$1\"}" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["data"]["result"]:
+    print(r["value"][1])'
+}
+job_up() { [ "$(up_of "$1")" = 1 ]; }
+target_error() {
+  curl -sf "$prom/api/v1/targets" | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["data"]["activeTargets"]:
+    print(t["labels"]["job"], t["health"], t["lastError"])'
+}
+wait_for 60 job_up seatwatch-tls || { target_error; fail "Prometheus did not scrape over https (up != 1)"; }
+echo "ok: Prometheus scrapes over scheme https with basic_auth and tls_config.ca_file: up == 1"
+
+# --- rotation ---------------------------------------------------------------
+served_serial() {
+  openssl s_client -connect "127.0.0.1:$port_a" -servername localhost -CAfile "$certs/ca.crt" \
+    < /dev/null 2> /dev/null | openssl x509 -noout -serial 2> /dev/null
+}
+[ "$(served_serial)" = "serial=5EA71001" ] || fail "the first certificate is not served: $(served_serial)"
+cp "$certs/server2.crt" "$work/tls.crt.new" && mv "$work/tls.crt.new" "$work/tls.crt"
+cp "$certs/server2.key" "$work/tls.key.new" && mv "$work/tls.key.new" "$work/tls.key"
+kill -HUP "$sw_pid"
+serial_is() { [ "$(served_serial)" = "serial=$1" ]; }
+wait_for 20 serial_is 5EA71002 || { tail -5 "$work/seatwatch.log"; fail "after SIGHUP the new serial is not served: $(served_serial)"; }
+grep -q 'msg="TLS certificate reloaded".*serial=5EA71002' "$work/seatwatch.log" \
+  || { tail -5 "$work/seatwatch.log"; fail "the reload is not logged with the new serial"; }
+[ "$(status_of -u "prometheus:$password" "$base/metrics")" = 200 ] || fail "no scrape after the rotation"
+echo "ok: rotation: new files + SIGHUP, s_client sees serial 5EA71002 without a restart"
+
+# A bad new certificate: a key of another certificate, then no PEM at all.
+reloads_failed() { grep -c 'msg="reload failed; keeping the running configuration"' "$work/seatwatch.log" || true; }
+for bad in key junk; do
+  before=$(reloads_failed)
+  if [ $bad = key ]; then
+    cp "$certs/server1.key" "$work/tls.key"
+  else
+    cp "$certs/server2.key" "$work/tls.key"
+    echo "not a certificate" > "$work/tls.crt"
+  fi
+  kill -HUP "$sw_pid"
+  more_failed() { [ "$(reloads_failed)" -gt "$before" ]; }
+  wait_for 20 more_failed || { tail -5 "$work/seatwatch.log"; fail "a bad certificate ($bad) was not refused"; }
+  [ "$(served_serial)" = "serial=5EA71002" ] || fail "after a bad certificate ($bad) the old serial is not served"
+  [ "$(status_of -u "prometheus:$password" "$base/metrics")" = 200 ] || fail "no scrape after a bad certificate"
+done
+grep 'msg="reload failed' "$work/seatwatch.log" | grep -q 'http.tls_key_file.*does not match the certificate' \
+  || fail "the mismatched key is not named in the log"
+grep 'msg="reload failed' "$work/seatwatch.log" | grep -q 'http.tls_cert_file.*holds no PEM certificate' \
+  || fail "the broken certificate is not named in the log"
+echo "ok: a bad new certificate is logged (file:line:key) and the old serial kept"
+
+# A changed listen needs a restart: logged, and the old port still served.
+cp "$certs/server2.crt" "$work/tls.crt"
+cp "$certs/server2.key" "$work/tls.key"
+sed -i "s#^listen = \"127.0.0.1:$port_a\"#listen = \"127.0.0.1:$port_b\"#" "$work/seatwatch.toml"
+kill -HUP "$sw_pid"
+restart_logged() { grep -q 'msg="http.listen changed: takes effect after a restart' "$work/seatwatch.log"; }
+wait_for 20 restart_logged || { tail -5 "$work/seatwatch.log"; fail "a changed listen is not logged as needing a restart"; }
+[ "$(status_of -u "prometheus:$password" "$base/metrics")" = 200 ] || fail "the old port stopped serving"
+echo "ok: a changed listen is logged as needing a restart; the running port keeps serving"
+stop_daemon
+
+# --- 2. client certificates, TLS 1.3, probes not exempt ---------------------
+write_config "$work/seatwatch-mtls.toml" "$port_b" \
+  "\\ntls_client_ca_file = \"certs/clientca.crt\"\\ntls_min_version = \"1.3\"\\nauth_exempt_probes = false"
+start_daemon "$work/seatwatch-mtls.toml" "$work/seatwatch-mtls.log"
+base="https://127.0.0.1:$port_b"
+with_client() { tls_curl --cert "$certs/client.crt" --key "$certs/client.key" "$@"; }
+wait_for 30 with_client -f -u "prometheus:$password" "$base/readyz" -o /dev/null \
+  || { cat "$work/seatwatch-mtls.log"; fail "seatwatch with client certificates not ready"; }
+
+[ "$(with_client -s -o /dev/null -w '%{http_code}' -u "prometheus:$password" "$base/metrics")" = 200 ] \
+  || fail "the right client certificate was not served"
+out=$(tls_curl -s -u "prometheus:$password" "$base/metrics" 2>&1 || true)
+if grep -q 'seatwatch_' <<< "$out"; then fail "no client certificate was served metrics"; fi
+out=$(tls_curl -s --cert "$certs/stranger.crt" --key "$certs/stranger.key" -u "prometheus:$password" \
+  "$base/metrics" 2>&1 || true)
+if grep -q 'seatwatch_' <<< "$out"; then fail "a client certificate of another CA was served metrics"; fi
+echo "ok: with tls_client_ca_file, no client certificate or one of another CA is refused, the right one served"
+
+if with_client -s --tls-max 1.2 -o /dev/null -u "prometheus:$password" "$base/metrics" 2> "$work/curl.err"; then
+  fail "TLS 1.2 was served with tls_min_version = \"1.3\""
+fi
+echo "ok: tls_min_version 1.3 refuses curl --tls-max 1.2 ($(head -1 "$work/curl.err"))"
+
+[ "$(with_client -s -o /dev/null -w '%{http_code}' "$base/healthz")" = 401 ] || fail "/healthz is exempt with auth_exempt_probes = false"
+[ "$(with_client -s -o /dev/null -w '%{http_code}' "$base/readyz")" = 401 ] || fail "/readyz is exempt with auth_exempt_probes = false"
+[ "$(with_client -s -o /dev/null -w '%{http_code}' -u "prometheus:$password" "$base/healthz")" = 200 ] \
+  || fail "/healthz with credentials"
+echo "ok: with auth_exempt_probes = false the probes need credentials"
+
+wait_for 60 job_up seatwatch-mtls || { target_error; fail "Prometheus did not scrape with its client certificate"; }
+echo "ok: Prometheus scrapes with basic_auth, ca_file and a client certificate: up == 1"
+echo "tls end-to-end: OK"
