@@ -14,6 +14,7 @@
 #include "http/server.h"
 #include "metrics/snapshot.h"
 #include "poll/poller_group.h"
+#include "service/service_manager.h"
 #include "util/heap.h"
 #include "util/log.h"
 
@@ -54,9 +55,13 @@ int DaemonCommand(config::Config config, const std::string& config_path,
 
   heap::ConfigureForDaemon();
   metrics::SnapshotStore store;
+  // systemd's view (READY=1 after the first poll, the watchdog, reloads):
+  // a no-op without NOTIFY_SOCKET. Made before the lanes, which call it.
+  service::ServiceManager service;
   // The locks check in a lane of its own: a long poll of the others cannot
   // delay it.
   poll::PollerGroup pollers(config, checks::BuildChecks(config), store, version);
+  service.Attach(pollers.progress(), config);
 
   // Sized so that a few hundred idle or hostile sockets cannot starve a
   // scraper: see http::ServerOptions. TLS and Basic auth from [http], their
@@ -77,6 +82,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
 
   pollers.Start();
   cleanup.Start();
+  service.StartWatchdog();
   log::Info("seatwatch started", {{"version", version}, {"config", config_path}});
 
   while (true) {
@@ -84,18 +90,22 @@ int DaemonCommand(config::Config config, const std::string& config_path,
     if (sigwait(&signals, &signal) != 0) continue;
     if (signal == SIGHUP) {
       log::Info("SIGHUP: reloading configuration", {{"config", config_path}});
+      service.Reloading();
       if (auto fresh = TryReload(config_path, listen_override)) {
         log::SetLevel(log::ParseLevel(fresh->log_level));
         auto checks = checks::BuildChecks(*fresh);
         cleanup.Reload(*fresh);
         pollers.Reload(*fresh, std::move(checks));
         security.Reload(fresh->http);
+        service.Reloaded(true);
       }
+      service.Reloaded(false);  // READY=1 again; a no-op after Reloaded(true)
       continue;
     }
     log::Info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
     break;
   }
+  service.Stopping();  // STOPPING=1; no more watchdog pings
   auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
   pollers.Stop();          // each lane cancels the statement in flight
   cleanup.RequestStop();   // the batch in flight is cancelled and rolled back

@@ -118,6 +118,14 @@ void Poller::Stop() {
   watchdog_->Abort();
 }
 
+void Poller::SetProgress(std::shared_ptr<LaneProgress> progress) {
+  progress_ = std::move(progress);
+}
+
+void Poller::Stamp() {
+  if (progress_) progress_->Stamp(slot_);
+}
+
 void Poller::SetChangeFeedFactory(ChangeFeedFactory factory) {
   feed_factory_ = std::move(factory);
   UpdateChangeFeed(true);
@@ -290,6 +298,7 @@ void Poller::PollDue(bool force_all) {
   bool retried = false;
   for (std::size_t i = 0; i < due.size(); ++i) {
     if (stopping()) break;
+    Stamp();  // a long poll is progress too, check by check
     std::vector<ScheduledCheck*> rest(due.begin() + static_cast<long>(i), due.end());
     if (ran_any && !session_->connected()) {
       // Lost mid-poll: the rest could not run, and must not keep showing
@@ -385,7 +394,11 @@ void Poller::Run() {
   log::Info("poller started", {{"lane", LaneName(lane_)},
                                {"checks", std::to_string(checks_.size())},
                                {"dsn", session_->masked_dsn()}});
+  // The heartbeat's longest gap while waiting (see LaneProgress).
+  Clock::duration stamp_period =
+      progress_ ? progress_->stamp_period() : Clock::duration(std::chrono::hours(1));
   while (true) {
+    Stamp();
     ApplyPendingReload();
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -393,12 +406,18 @@ void Poller::Run() {
     }
     PollDue(false);
     Publish();
+    if (progress_) progress_->MarkPublished(slot_);
     std::unique_lock<std::mutex> lock(mutex_);
     if (stop_) break;
     if (pending_) continue;
     auto next = NextDue();
     if (next == Clock::time_point::max()) next = Clock::now() + std::chrono::hours(1);
-    wake_.wait_until(lock, next, [this] { return stop_ || pending_ != nullptr; });
+    // Waking only to stamp publishes nothing: a new snapshot per stamp
+    // would cost every scrape its cached parts.
+    while (!stop_ && !pending_ && Clock::now() < next) {
+      Stamp();
+      wake_.wait_until(lock, std::min(next, Clock::now() + stamp_period));
+    }
   }
   session_->Disconnect();
   {

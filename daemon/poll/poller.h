@@ -18,6 +18,7 @@
 #include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
 #include "poll/lane.h"
+#include "poll/lane_progress.h"
 #include "poll/scheduled_check.h"
 #include "poll/state_publisher.h"
 
@@ -60,6 +61,10 @@ class Poller {
   // wants changes. A factory that throws leaves the checks in full-pass
   // mode. Without one (--once, most tests) there is no feed.
   void SetChangeFeedFactory(ChangeFeedFactory factory);
+  // Before Run(): where the loop stamps its heartbeat and marks its first
+  // publish, as lane `slot` (see LaneProgress). Without one (--once, most
+  // tests) nothing is stamped.
+  void SetProgress(std::shared_ptr<LaneProgress> progress);
 
   void Run();
   void Stop();
@@ -83,6 +88,7 @@ class Poller {
   void RebuildState();
   Clock::time_point NextDue() const;
   std::unique_ptr<db::Session> MakeSession() const;
+  void Stamp();
 
   config::Config config_;
   Lane lane_;
@@ -94,6 +100,7 @@ class Poller {
   metrics::PollState state_;
   ChangeFeedFactory feed_factory_;
   std::unique_ptr<changes::ChangeSource> feed_;  // replaced under mutex_ (Stop aborts it)
+  std::shared_ptr<LaneProgress> progress_;
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -6,9 +6,13 @@ PollerGroup::PollerGroup(const config::Config& config,
                          std::vector<std::unique_ptr<checks::Check>> checks,
                          metrics::SnapshotStore& store, const std::string& version)
     : publisher_(std::make_shared<StatePublisher>(store, std::size(kLanes))) {
+  std::vector<std::string> names;
+  for (Lane lane : kLanes) names.push_back(LaneName(lane));
+  progress_ = std::make_shared<LaneProgress>(std::move(names));
   for (std::size_t slot = 0; slot < std::size(kLanes); ++slot) {
     pollers_.push_back(std::make_unique<Poller>(config, TakeLane(checks, kLanes[slot]),
                                                 kLanes[slot], publisher_, slot, version));
+    pollers_.back()->SetProgress(progress_);
   }
   // The change feed belongs to the checks lane, the only one with
   // incremental checks; it is made only while one of them is configured.

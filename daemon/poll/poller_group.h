@@ -12,6 +12,7 @@
 #include "checks/check.h"
 #include "config/config.h"
 #include "metrics/snapshot.h"
+#include "poll/lane_progress.h"
 #include "poll/poller.h"
 #include "poll/state_publisher.h"
 
@@ -29,6 +30,10 @@ class PollerGroup {
   PollerGroup(const PollerGroup&) = delete;
   PollerGroup& operator=(const PollerGroup&) = delete;
 
+  // The lanes' heartbeats and first publishes (see LaneProgress); its
+  // stamp period and callback are set before Start().
+  LaneProgress& progress() { return *progress_; }
+
   void Start();
   // Hands each lane its share of the new checks; each applies it between
   // its checks.
@@ -45,6 +50,7 @@ class PollerGroup {
  private:
   static constexpr Lane kLanes[] = {Lane::kChecks, Lane::kLocks};
   std::shared_ptr<StatePublisher> publisher_;
+  std::shared_ptr<LaneProgress> progress_;
   std::vector<std::unique_ptr<Poller>> pollers_;  // in the order of kLanes
   std::vector<std::thread> threads_;
   std::mutex mutex_;
