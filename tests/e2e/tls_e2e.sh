@@ -116,7 +116,7 @@ echo "ok: --check-config: $(grep '^http: ' "$work/check.txt")"
 start_daemon "$work/seatwatch.toml" "$work/seatwatch.log"
 base="https://127.0.0.1:$port_a"
 tls_curl() { curl -sS --max-time 10 --cacert "$certs/ca.crt" "$@"; }
-wait_for 30 tls_curl -f "$base/readyz" -o /dev/null \
+wait_for 30 tls_curl -f "$base/readyz" -o /dev/null 2> /dev/null \
   || { cat "$work/seatwatch.log"; fail "seatwatch not ready over https"; }
 
 # --- 1. TLS and Basic auth --------------------------------------------------
@@ -133,6 +133,19 @@ echo "ok: curl without the CA refuses the certificate ($(head -1 "$work/curl.err
 plain=$(curl -s --max-time 10 -u "prometheus:$password" "http://127.0.0.1:$port_a/metrics" || true)
 if grep -q 'seatwatch_' <<< "$plain"; then fail "plain HTTP to the TLS port got metrics"; fi
 echo "ok: plain HTTP to the TLS port gets no metrics"
+
+# A socket that never starts its handshake must not keep a worker: it is
+# closed by the request timeout (2 s; 20 s allowed for a loaded machine).
+python3 - "$port_a" <<'PY' || fail "a silent socket on the TLS port was not closed"
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(20)
+try:
+    sys.exit(0 if s.recv(1) == b"" else 1)
+except ConnectionResetError:
+    sys.exit(0)
+PY
+echo "ok: a socket that sends no ClientHello is closed"
 
 status_of() { tls_curl -s -o /dev/null -w '%{http_code}' "$@"; }
 tls_curl -s -D "$work/401.headers" -o /dev/null -u "prometheus:wrong" "$base/metrics"
@@ -262,7 +275,7 @@ write_config "$work/seatwatch-mtls.toml" "$port_b" \
 start_daemon "$work/seatwatch-mtls.toml" "$work/seatwatch-mtls.log"
 base="https://127.0.0.1:$port_b"
 with_client() { tls_curl --cert "$certs/client.crt" --key "$certs/client.key" "$@"; }
-wait_for 30 with_client -f -u "prometheus:$password" "$base/readyz" -o /dev/null \
+wait_for 30 with_client -f -u "prometheus:$password" "$base/readyz" -o /dev/null 2> /dev/null \
   || { cat "$work/seatwatch-mtls.log"; fail "seatwatch with client certificates not ready"; }
 
 [ "$(with_client -s -o /dev/null -w '%{http_code}' -u "prometheus:$password" "$base/metrics")" = 200 ] \
