@@ -9,6 +9,7 @@ SEATWATCH_PACKAGES=(
   postgresql postgresql-contrib
   prometheus prometheus-alertmanager
   zlib1g-dev libssl-dev openssl libcrypt-dev libsystemd-dev
+  apache2-utils
   chromium fonts-dejavu-core
   dpkg-dev lintian systemd
 )
