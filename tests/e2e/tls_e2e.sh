@@ -258,6 +258,20 @@ grep 'msg="reload failed' "$work/seatwatch.log" | grep -q 'http.tls_cert_file.*h
   || fail "the broken certificate is not named in the log"
 echo "ok: a bad new certificate is logged (file:line:key) and the old serial kept"
 
+# New users on SIGHUP: the old password stops working at once (remembered
+# credentials are forgotten), the new one works.
+new_password='rotated password'
+new_hash=$(htpasswd -nbBC 10 prometheus "$new_password" | head -1 | cut -d: -f2-)
+sed -i "s#^users = { prometheus = \".*\" }#users = { prometheus = \"$new_hash\" }#" "$work/seatwatch.toml"
+grep -qF "$new_hash" "$work/seatwatch.toml" || fail "the test could not write the new hash"
+cp "$certs/server2.crt" "$work/tls.crt"
+cp "$certs/server2.key" "$work/tls.key"
+kill -HUP "$sw_pid"
+new_users() { [ "$(status_of -u "prometheus:$new_password" "$base/metrics")" = 200 ]; }
+wait_for 20 new_users || { tail -5 "$work/seatwatch.log"; fail "the new password is not accepted after SIGHUP"; }
+[ "$(status_of -u "prometheus:$password" "$base/metrics")" = 401 ] || fail "the old password still works after SIGHUP"
+echo "ok: SIGHUP reloads the users: the new password gets 200, the old one 401"
+
 # A changed listen needs a restart: logged, and the old port still served.
 cp "$certs/server2.crt" "$work/tls.crt"
 cp "$certs/server2.key" "$work/tls.key"
@@ -265,7 +279,7 @@ sed -i "s#^listen = \"127.0.0.1:$port_a\"#listen = \"127.0.0.1:$port_b\"#" "$wor
 kill -HUP "$sw_pid"
 restart_logged() { grep -q 'msg="http.listen changed: takes effect after a restart' "$work/seatwatch.log"; }
 wait_for 20 restart_logged || { tail -5 "$work/seatwatch.log"; fail "a changed listen is not logged as needing a restart"; }
-[ "$(status_of -u "prometheus:$password" "$base/metrics")" = 200 ] || fail "the old port stopped serving"
+[ "$(status_of -u "prometheus:$new_password" "$base/metrics")" = 200 ] || fail "the old port stopped serving"
 echo "ok: a changed listen is logged as needing a restart; the running port keeps serving"
 stop_daemon
 
