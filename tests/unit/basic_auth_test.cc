@@ -2,7 +2,10 @@
 // header, the cache of verified credentials and the gate's exemptions.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "http/basic_auth.h"
 #include "http/basic_auth_gate.h"
@@ -131,6 +134,22 @@ TEST_F(BasicAuthTest, NewUsersForgetRememberedCredentials) {
   EXPECT_TRUE(auth_.Verify("prometheus", "rotated"));
   EXPECT_TRUE(auth_.Verify("prometheus", "rotated"));
   EXPECT_EQ(auth_.bcrypt_runs(), start + 2);
+}
+
+TEST_F(BasicAuthTest, VerifiesFromManyThreadsWhileUsersAreReplaced) {
+  std::atomic<int> wrong_verdicts{0};
+  std::vector<std::thread> scrapers;
+  for (int t = 0; t < 4; ++t) {
+    scrapers.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        if (!auth_.Verify("prometheus", "s3cret")) ++wrong_verdicts;
+        if (auth_.Verify("prometheus", "wrong")) ++wrong_verdicts;
+      }
+    });
+  }
+  for (int i = 0; i < 5; ++i) auth_.SetUsers({{"prometheus", kCheapHash}});
+  for (auto& thread : scrapers) thread.join();
+  EXPECT_EQ(wrong_verdicts.load(), 0);
 }
 
 TEST(BasicAuthGateTest, ProbesAreExemptOnlyWhenSaid) {
