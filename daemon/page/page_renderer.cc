@@ -41,6 +41,7 @@ th{background:var(--soft)}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 code,.mono{font-family:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
 code{font-size:.9em}
+td.mono{overflow-wrap:break-word}
 .oklist{list-style:none;padding:0;margin:.4em 0}.oklist li{margin:.15em 0}
 ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:1.3em}
 ul.tree{padding-left:0}
