@@ -73,7 +73,8 @@ std::string Headline(const PageModel& model) {
   size_t total = model.invariants.size();
   switch (model.Overall()) {
     case Verdict::kOk:
-      return "OK: all " + std::to_string(total) + " invariants hold";
+      return total == 1 ? "OK: the one invariant holds"
+                        : "OK: all " + std::to_string(total) + " invariants hold";
     case Verdict::kViolated:
       return "VIOLATED: " + std::to_string(model.violated) + " of " + std::to_string(total) +
              (total == 1 ? " invariant" : " invariants");
