@@ -110,6 +110,10 @@ page_ready() {
 }
 wait_for 30 page_ready || { cat "$work/page.html" 2>/dev/null; tail -20 "$work/seatwatch.log"; fail "the page never showed the chain and the violation"; }
 
+# What a view costs (printed, not asserted): bytes and time per GET /.
+for _ in 1 2 3 4 5; do curl -sf -o /dev/null -w '%{size_download} %{time_total}\n' "$page"; done |
+  awk '{ bytes = $1; t += $2 } END { printf "page: %d bytes, %.1f ms per view (mean of %d, curl time_total)\n", bytes, 1000 * t / NR, NR }'
+
 # --- Chromium ------------------------------------------------------------
 chromium_run() {
   local profile
