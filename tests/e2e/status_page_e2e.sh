@@ -55,8 +55,10 @@ INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 3)
 -- expired holds: the cleanup backlog (cleanup runs as a dry run: it stays)
 UPDATE seats SET status = 'held', holder = 'fan-gone', hold_expires_at = now() - interval '3 minutes'
  WHERE event_id = 2 AND seat IN ('A1', 'A2', 'A3');
--- the injected violation: a seat sold without a ticket, to a fan named as a script
-UPDATE seats SET status = 'sold', holder = '<script>alert(1)</script>' WHERE event_id = 3 AND seat = 'A7';
+SQL
+# The injected violation: a seat sold without a ticket, to a fan named as a script.
+psql_db -v fan="$alert_fan" >/dev/null <<'SQL'
+UPDATE seats SET status = 'sold', holder = :'fan' WHERE event_id = 3 AND seat = 'A7';
 SQL
 
 # --- seatwatch --------------------------------------------------------------
@@ -140,8 +142,10 @@ has '<code class="row">seats(event_id=1, seat=A1)</code>'
 has '<tr><th>expired holds (backlog)</th><td><strong>3</strong>'
 has '<span class="badge warn">DRY RUN</span>'
 # The scripts are text: escaped in the serialized DOM, no element made of them.
-has '&lt;script&gt;alert(1)&lt;/script&gt;'
-has "&lt;script&gt;document.title='pwned'&lt;/script&gt;"
+# (A serialized text node escapes &, < and > only.)
+as_text() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' <<< "$1"; }
+has "$(as_text "$alert_fan")"
+has "$(as_text "$retitle_app")"
 if grep -qi '<script' "$dom"; then fail "a <script> element is in the DOM"; fi
 [ "$(grep -c '<title>' "$dom")" = 1 ] || fail "more than one title"
 if grep -q '<title>pwned' "$dom"; then fail "a script changed the title"; fi
