@@ -3,6 +3,8 @@
 // each check's health, and every string from the database escaped.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "locks/blocking_forest.h"
 #include "locks/lock_poll.h"
 #include "metrics/snapshot_builder.h"
@@ -337,6 +339,48 @@ TEST(StatusPageTest, LongListsAreCutAndCounted) {
   std::string page = RenderStatusPage(model);
   EXPECT_TRUE(Has(page, "50 offending rows across 25 keys")) << page;
   EXPECT_TRUE(Has(page, "and 15 more keys: see <a href=\"/api/invariants\">")) << page;
+}
+
+metrics::PollState WithLocks(std::shared_ptr<const locks::LockPoll> poll) {
+  metrics::PollState state = ViolatedState();
+  checks::CheckOutput output;
+  output.lock_poll = std::move(poll);
+  state.checks[1].output = std::make_shared<const checks::CheckOutput>(output);
+  return state;
+}
+
+TEST(StatusPageTest, CyclesAndEndedBlockersAreShownApart) {
+  auto poll = std::make_shared<locks::LockPoll>();
+  for (int pid : {501, 502, 601}) poll->sessions[pid] = Session(pid, "active", "booking-api");
+  poll->waits[501] = Wait(501, "transactionid", {502}, 3);
+  poll->waits[502] = Wait(502, "transactionid", {501}, 2);
+  poll->waits[601] = Wait(601, "transactionid", {999}, 4);  // 999 ended before the read
+  poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), {501, 502, 601});
+  ASSERT_EQ(poll->forest.cycles.size(), 1u);
+  ASSERT_EQ(poll->forest.unattributed.size(), 1u);
+  std::string page = RenderOf(WithLocks(poll), nullptr);
+  EXPECT_TRUE(Has(page, "<h3>Wait cycle (a deadlock not yet detected): 501 502</h3>")) << page;
+  EXPECT_TRUE(Has(page, "<h3>Waiting, blocker ended meanwhile</h3>")) << page;
+  EXPECT_TRUE(Has(page, "pid <span class=\"pid\">601</span></strong> waits <strong>4.0s")) << page;
+}
+
+TEST(StatusPageTest, AHugePileUpIsDrawnUpToTheCap) {
+  auto poll = std::make_shared<locks::LockPoll>();
+  poll->sessions[1] = Session(1, "idle in transaction", "batch-job");
+  std::set<int> live = {1};
+  for (int pid = 2; pid <= 251; ++pid) {
+    poll->sessions[pid] = Session(pid, "active", "booking-api");
+    poll->waits[pid] = Wait(pid, "transactionid", {1}, 1);
+    live.insert(pid);
+  }
+  poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), live);
+  std::string page = RenderOf(WithLocks(poll), nullptr);
+  EXPECT_TRUE(Has(page, "holds up 250 (250 directly)")) << page;
+  EXPECT_TRUE(Has(page, "pid <span class=\"pid\">200</span>")) << page;
+  EXPECT_FALSE(Has(page, "pid <span class=\"pid\">201</span>")) << page;
+  EXPECT_TRUE(Has(page, "51 more sessions not drawn: see <a href=\"/api/locks\">/api/locks</a>"))
+      << page;
+  EXPECT_LT(page.size(), 200u << 10);
 }
 
 }  // namespace
