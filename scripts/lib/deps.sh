@@ -11,7 +11,7 @@ SEATWATCH_PACKAGES=(
   zlib1g-dev libssl-dev openssl libcrypt-dev libsystemd-dev
   apache2-utils
   chromium fonts-dejavu-core
-  dpkg-dev lintian systemd
+  dpkg-dev lintian systemd strace
 )
 
 # What the sanitizer and fuzzing builds need on top (gcc 12's runtimes come

@@ -194,6 +194,16 @@ UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 2 AND seat =
         code = daemon.wait(timeout=60)
         if code != 0:
             fail("seatwatch exited %d" % code, log)
+        # The sequence, runs of pings folded: what a reader checks by eye.
+        folded = []
+        for message in manager.seen:
+            text = message.replace("\n", " | ")
+            if folded and folded[-1][0] == text:
+                folded[-1][1] += 1
+            else:
+                folded.append([text, 1])
+        for text, count in folded:
+            print("  %s%s" % (text, " (x%d)" % count if count > 1 else ""))
         print("ok: %d notifications, %d of them WATCHDOG=1" %
               (len(manager.seen), sum(m == "WATCHDOG=1" for m in manager.seen)))
     finally:

@@ -20,8 +20,12 @@ echo "built $deb ($(stat -c %s "$deb") bytes)"
 work=$(mktemp -d /tmp/seatwatch-pkg-build.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 dpkg-deb -x "$deb" "$work"
-file "$work/usr/bin/seatwatch" | grep -q 'stripped' || fail "cannot tell whether the binary is stripped"
-if file "$work/usr/bin/seatwatch" | grep -q 'not stripped'; then fail "/usr/bin/seatwatch is not stripped"; fi
+# Stripped: no symbol table and no debug sections left (readelf, binutils).
+sections=$(readelf -S -W "$work/usr/bin/seatwatch") || fail "readelf cannot read /usr/bin/seatwatch"
+grep -q ' \.text ' <<<"$sections" || fail "readelf shows no .text: $sections"
+if grep -Eq ' \.(symtab|debug_[a-z]+) ' <<<"$sections"; then fail "/usr/bin/seatwatch is not stripped"; fi
+unstripped=$(readelf -S -W "$build/daemon/seatwatch")
+grep -Eq ' \.(symtab|debug_info) ' <<<"$unstripped" || echo "note: the build's own binary has no symbols either"
 "$work/usr/bin/seatwatch" --version | grep -qx "seatwatch $version" || fail "the packaged binary is not version $version"
 # The changelog's latest entry is this version (lintian does not check it for
 # a binary package).
