@@ -17,14 +17,15 @@ void RenderCleanup(std::string& out, const PageModel& model) {
     return;
   }
   if (!status->enabled) {
-    out += "<p>Cleanup is <strong>off</strong> ([cleanup] enabled = false): expired holds are "
-           "free for sale already, they are only not reset.</p>\n";
+    out +=
+        "<p>Cleanup is <strong>off</strong> ([cleanup] enabled = false): expired holds are "
+        "free for sale already, they are only not reset.</p>\n";
     return;
   }
   std::string role = status->leader ? "<span class=\"badge ok\">LEADER</span> this instance runs "
-                                       "the cleanup"
-                                     : "<span class=\"badge unknown\">STANDBY</span> another "
-                                       "instance holds the leader lock, or no connection";
+                                      "the cleanup"
+                                    : "<span class=\"badge unknown\">STANDBY</span> another "
+                                      "instance holds the leader lock, or no connection";
   // A dry run changes nothing: its counts are of holds it would have freed.
   const char* freed = status->dry_run ? "would have freed " : "freed ";
   if (status->dry_run) role += " <span class=\"badge warn\">DRY RUN</span> (nothing is changed)";
@@ -79,8 +80,9 @@ void RenderChecks(std::string& out, const PageModel& model) {
     out += "<p class=\"meta\">No check has been scheduled yet.</p></section>\n";
     return;
   }
-  out += "<div class=\"scroll\"><table class=\"checks\"><tr><th>check</th><th>last run</th>"
-         "<th>last success</th><th>took</th><th>every</th><th>errors by reason</th></tr>\n";
+  out +=
+      "<div class=\"scroll\"><table class=\"checks\"><tr><th>check</th><th>last run</th>"
+      "<th>last success</th><th>took</th><th>every</th><th>errors by reason</th></tr>\n";
   for (const auto& check : model.checks) {
     out += "<tr><td><code>" + E(check.name) + "</code>";
     if (!check.mode.empty()) out += " <span class=\"meta\">" + E(check.mode) + "</span>";

@@ -76,15 +76,16 @@ void RenderTree(std::string& out, const locks::LockPoll& poll, int pid, size_t& 
 
 void RenderHotRows(std::string& out, const locks::LockPoll& poll) {
   if (poll.forest.rows.empty()) return;
-  out += "<h3>Hot rows</h3>\n<div class=\"scroll\"><table class=\"hotrows\"><tr><th>row</th>"
-         "<th>sessions queued</th></tr>\n";
+  out +=
+      "<h3>Hot rows</h3>\n<div class=\"scroll\"><table class=\"hotrows\"><tr><th>row</th>"
+      "<th>sessions queued</th></tr>\n";
   size_t shown = 0;
   for (const auto& queue : poll.forest.rows) {
     if (++shown > kShownKeys) break;
     auto name = poll.rows.find(queue.target);
     out += "<tr><td><code class=\"row\">" +
-           E(name == poll.rows.end() ? queue.target : name->second) + "</code></td><td class=\"num\">" +
-           std::to_string(queue.size()) + "</td></tr>\n";
+           E(name == poll.rows.end() ? queue.target : name->second) +
+           "</code></td><td class=\"num\">" + std::to_string(queue.size()) + "</td></tr>\n";
   }
   out += "</table></div>\n";
 }
@@ -94,8 +95,8 @@ void RenderHotRows(std::string& out, const locks::LockPoll& poll) {
 void RenderLocks(std::string& out, const PageModel& model) {
   out += "<section id=\"locks\"><h2>Blocking</h2>\n";
   if (!model.locks) {
-    out += "<p class=\"meta\">No lock data: " + E(model.locks_source.unavailable) +
-           "</p></section>\n";
+    out +=
+        "<p class=\"meta\">No lock data: " + E(model.locks_source.unavailable) + "</p></section>\n";
     return;
   }
   const locks::LockPoll& poll = *model.locks;

@@ -15,8 +15,8 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
   if (!result) {
     view.verdict = Verdict::kUnknown;
     view.reason = !check.has_run ? "not run yet"
-                                 : "check " + check.name + " failed: " + check.last_reason +
-                                       ": " + check.last_error;
+                                 : "check " + check.name + " failed: " + check.last_reason + ": " +
+                                       check.last_error;
     return view;
   }
   view.help = result->help;

@@ -28,10 +28,10 @@ struct InvariantView {
   std::string check;
   std::string help;
   Verdict verdict = Verdict::kUnknown;
-  std::string reason;     // kUnknown: why there is no verdict
-  double since_unix = 0;  // when the current status began (0: not known)
-  size_t rows = 0;        // offending rows the query returned
-  double total = 0;       // their values summed
+  std::string reason;                         // kUnknown: why there is no verdict
+  double since_unix = 0;                      // when the current status began (0: not known)
+  size_t rows = 0;                            // offending rows the query returned
+  double total = 0;                           // their values summed
   std::vector<checks::Violation> first_keys;  // the first kShownKeys offending rows
   // The first kShownDetailRows rows of detail_sql (rows cut; `truncated`
   // set when more were there or the detail limits cut some).

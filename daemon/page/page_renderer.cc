@@ -137,9 +137,10 @@ std::string PageTitle(Verdict verdict) {
 std::string RenderStatusPage(const PageModel& model) {
   std::string out;
   out.reserve(16 << 10);
-  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-         "<meta http-equiv=\"refresh\" content=\"5\">\n<title>";
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta http-equiv=\"refresh\" content=\"5\">\n<title>";
   out += PageTitle(model.Overall());
   out += "</title>\n<style>";
   out += kStyle;

@@ -1,8 +1,9 @@
 // HTML escaping for the status page: what comes from the database shows as
 // text and never as markup.
+#include "page/html_escape.h"
+
 #include <gtest/gtest.h>
 
-#include "page/html_escape.h"
 #include "page/page_format.h"
 
 namespace seatwatch::page {
@@ -27,8 +28,9 @@ TEST(HtmlEscapeTest, PlainTextAndUtf8AreKept) {
 }
 
 TEST(HtmlEscapeTest, BadBytesAndControlsAreShownNotPassed) {
-  EXPECT_EQ(HtmlEscape("a\xff" "b"), "a\xEF\xBF\xBD" "b");        // not UTF-8: U+FFFD
-  EXPECT_EQ(HtmlEscape("\xC3"), "\xEF\xBF\xBD");                  // a sequence cut short
+  const std::string replacement = "\xEF\xBF\xBD";  // U+FFFD
+  EXPECT_EQ(HtmlEscape(std::string("a\xff") + "b"), "a" + replacement + "b");  // not UTF-8
+  EXPECT_EQ(HtmlEscape("\xC3"), replacement);  // a sequence cut short
   EXPECT_EQ(HtmlEscape(std::string("x\0y", 3)), "x\\x00y");
   EXPECT_EQ(HtmlEscape("\x1b[2J\r\x7f"), "\\x1b[2J\\x0d\\x7f");
 }

@@ -51,7 +51,8 @@ TEST(StatusPageRouteTest, EachViewRendersTheCurrentSnapshot) {
 
   auto before = testing::HttpGet(port, "/");
   EXPECT_EQ(before.status, 200);
-  EXPECT_NE(before.body.find("<title>seatwatch: UNKNOWN</title>"), std::string::npos) << before.body;
+  EXPECT_NE(before.body.find("<title>seatwatch: UNKNOWN</title>"), std::string::npos)
+      << before.body;
   EXPECT_NE(before.body.find("UNKNOWN: no poll yet"), std::string::npos) << before.body;
   EXPECT_NE(before.headers.find("Content-Type: text/html; charset=utf-8\r\n"), std::string::npos)
       << before.headers;

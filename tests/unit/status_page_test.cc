@@ -166,29 +166,34 @@ TEST(StatusPageTest, VerdictFirstWithTheOffendingKeysAndRows) {
   EXPECT_LT(page.find("id=\"verdict\""), page.find("id=\"locks\""));
   EXPECT_LT(page.find("id=\"locks\""), page.find("id=\"holds\""));
   EXPECT_LT(page.find("id=\"holds\""), page.find("id=\"checks\""));
-  EXPECT_TRUE(Has(page, "<span class=\"badge violated\">VIOLATED</span> <span "
-                        "class=\"name\">sold_seat_without_ticket</span>"))
+  EXPECT_TRUE(Has(page,
+                  "<span class=\"badge violated\">VIOLATED</span> <span "
+                  "class=\"name\">sold_seat_without_ticket</span>"))
       << page;
-  EXPECT_TRUE(Has(page, "violated since 2026-12-01 17:40:10 UTC (3m 12s ago) &middot; 1 offending "
-                        "row across 1 key &middot; check booking_reconciliation"))
+  EXPECT_TRUE(Has(page,
+                  "violated since 2026-12-01 17:40:10 UTC (3m 12s ago) &middot; 1 offending "
+                  "row across 1 key &middot; check booking_reconciliation"))
       << page;
   EXPECT_TRUE(Has(page, "Seats sold, tickets issued &amp; payments confirmed must agree"));
   // The key (event 3), not the key the query reported as fine (event 1).
-  EXPECT_TRUE(Has(page, "<tr><th>event_id</th><th>offending</th></tr>\n<tr><td "
-                        "class=\"mono\">3</td><td class=\"num\">1</td></tr>\n</table>"))
+  EXPECT_TRUE(Has(page,
+                  "<tr><th>event_id</th><th>offending</th></tr>\n<tr><td "
+                  "class=\"mono\">3</td><td class=\"num\">1</td></tr>\n</table>"))
       << page;
   EXPECT_TRUE(Has(page, "<td class=\"mono\">A7</td><td class=\"mono\">sold</td>")) << page;
   EXPECT_TRUE(Has(page, "<td class=\"meta\">NULL</td>")) << page;
-  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">OK</span> fan_over_limit <span "
-                        "class=\"meta\">since 2026-12-01 16:40:10 UTC (1h 03m ago)</span>"))
+  EXPECT_TRUE(Has(page,
+                  "<span class=\"badge ok\">OK</span> fan_over_limit <span "
+                  "class=\"meta\">since 2026-12-01 16:40:10 UTC (1h 03m ago)</span>"))
       << page;
 }
 
 TEST(StatusPageTest, DatabaseStringsAreEscaped) {
   std::string page = RenderOf(ViolatedState(), Leader());
   EXPECT_TRUE(Has(page, "<td class=\"mono\">&lt;script&gt;alert(1)&lt;/script&gt;</td>")) << page;
-  EXPECT_TRUE(Has(page, "(&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt; "
-                        "booking@local)"))
+  EXPECT_TRUE(Has(page,
+                  "(&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt; "
+                  "booking@local)"))
       << page;
   EXPECT_FALSE(Has(page, "<script")) << page;
   EXPECT_FALSE(Has(page, "pwned'")) << page;
@@ -203,24 +208,27 @@ TEST(StatusPageTest, RefreshesAndFitsAPhone) {
   std::string page = RenderOf(ViolatedState(), Leader());
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_TRUE(Has(page, "<meta http-equiv=\"refresh\" content=\"5\">"));
-  EXPECT_TRUE(Has(page, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"));
+  EXPECT_TRUE(
+      Has(page, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"));
   EXPECT_TRUE(Has(page, "<meta charset=\"utf-8\">"));
   EXPECT_TRUE(Has(page, "<style>"));
-  for (const char* link : {"<a href=\"/metrics\">/metrics</a>",
-                           "<a href=\"/api/invariants\">/api/invariants</a>",
-                           "<a href=\"/api/locks\">/api/locks</a>"}) {
+  for (const char* link :
+       {"<a href=\"/metrics\">/metrics</a>", "<a href=\"/api/invariants\">/api/invariants</a>",
+        "<a href=\"/api/locks\">/api/locks</a>"}) {
     EXPECT_TRUE(Has(page.substr(page.find("<footer>")), link)) << link;
   }
 }
 
 TEST(StatusPageTest, BlockingForestAsATree) {
   std::string page = RenderOf(ViolatedState(), Leader());
-  EXPECT_TRUE(Has(page, "<strong>2 waiting</strong>, longest 7.5s, deepest chain 1, most behind "
-                        "one root 2"))
+  EXPECT_TRUE(Has(page,
+                  "<strong>2 waiting</strong>, longest 7.5s, deepest chain 1, most behind "
+                  "one root 2"))
       << page;
-  EXPECT_TRUE(Has(page, "<div class=\"node root\"><strong>root pid <span "
-                        "class=\"pid\">4242</span></strong> <span class=\"state idle\">idle in "
-                        "transaction for 1m 20s</span> &middot; transaction open 1m 35s"))
+  EXPECT_TRUE(Has(page,
+                  "<div class=\"node root\"><strong>root pid <span "
+                  "class=\"pid\">4242</span></strong> <span class=\"state idle\">idle in "
+                  "transaction for 1m 20s</span> &middot; transaction open 1m 35s"))
       << page;
   EXPECT_TRUE(Has(page, "holds up 2 (2 directly)")) << page;
   // Both waiters are drawn beneath the root, one level in, with the hot row.
@@ -228,37 +236,43 @@ TEST(StatusPageTest, BlockingForestAsATree) {
   size_t nested = page.find("<ul><li><div class=\"node\"><strong>pid <span class=\"pid\">4243");
   ASSERT_NE(nested, std::string::npos) << page;
   EXPECT_LT(root, nested);
-  EXPECT_TRUE(Has(page, "<strong>pid <span class=\"pid\">4243</span></strong> waits "
-                        "<strong>7.5s</strong> &middot; transactionid ShareLock on seats &middot; "
-                        "row <code class=\"row\">seats(event_id=1, seat=A1)</code>"))
+  EXPECT_TRUE(Has(page,
+                  "<strong>pid <span class=\"pid\">4243</span></strong> waits "
+                  "<strong>7.5s</strong> &middot; transactionid ShareLock on seats &middot; "
+                  "row <code class=\"row\">seats(event_id=1, seat=A1)</code>"))
       << page;
-  EXPECT_TRUE(Has(page, "<strong>pid <span class=\"pid\">4244</span></strong> waits "
-                        "<strong>6.0s</strong> &middot; tuple ExclusiveLock on seats"))
+  EXPECT_TRUE(Has(page,
+                  "<strong>pid <span class=\"pid\">4244</span></strong> waits "
+                  "<strong>6.0s</strong> &middot; tuple ExclusiveLock on seats"))
       << page;
-  EXPECT_TRUE(Has(page, "<td><code class=\"row\">seats(event_id=1, seat=A1)</code></td><td "
-                        "class=\"num\">2</td>"))
+  EXPECT_TRUE(Has(page,
+                  "<td><code class=\"row\">seats(event_id=1, seat=A1)</code></td><td "
+                  "class=\"num\">2</td>"))
       << page;
   EXPECT_TRUE(Has(page, "<code>UPDATE seats SET status = $1 WHERE seat = $2</code>")) << page;
 }
 
 TEST(StatusPageTest, HoldsCleanupAndCheckHealth) {
   std::string page = RenderOf(ViolatedState(), Leader());
-  EXPECT_TRUE(Has(page, "<tr><th>expired holds (backlog)</th><td><strong>3</strong> (the oldest "
-                        "expired 2m 05s ago)</td></tr>"))
+  EXPECT_TRUE(Has(page,
+                  "<tr><th>expired holds (backlog)</th><td><strong>3</strong> (the oldest "
+                  "expired 2m 05s ago)</td></tr>"))
       << page;
   EXPECT_TRUE(Has(page, "<tr><th>active holds</th><td>7</td></tr>")) << page;
   EXPECT_TRUE(Has(page, "<tr><th>payments lapsed</th><td>2</td></tr>")) << page;
   EXPECT_TRUE(Has(page, "<span class=\"badge ok\">LEADER</span>")) << page;
-  EXPECT_TRUE(Has(page, "<tr><th>last run</th><td>2026-12-01 17:43:02 UTC (20.0s ago): <span "
-                        "class=\"badge ok\">ok</span>, freed 3</td></tr>"))
+  EXPECT_TRUE(Has(page,
+                  "<tr><th>last run</th><td>2026-12-01 17:43:02 UTC (20.0s ago): <span "
+                  "class=\"badge ok\">ok</span>, freed 3</td></tr>"))
       << page;
   EXPECT_TRUE(Has(page, "<tr><th>batches</th><td>ok 4, lock_timeout 1, error 0</td></tr>")) << page;
   EXPECT_TRUE(Has(page, "<tr><th>freed since start</th><td>12</td></tr>")) << page;
   EXPECT_FALSE(Has(page, "DRY RUN")) << page;
-  EXPECT_TRUE(Has(page, "<tr><td><code>event_inventory</code></td><td><span class=\"badge "
-                        "violated\">failed</span> timeout<br><span class=\"err\">canceling "
-                        "statement due to statement timeout</span></td><td>2026-12-01 17:40:10 "
-                        "UTC (3m 12s ago)</td>"))
+  EXPECT_TRUE(Has(page,
+                  "<tr><td><code>event_inventory</code></td><td><span class=\"badge "
+                  "violated\">failed</span> timeout<br><span class=\"err\">canceling "
+                  "statement due to statement timeout</span></td><td>2026-12-01 17:40:10 "
+                  "UTC (3m 12s ago)</td>"))
       << page;
   EXPECT_TRUE(Has(page, "<td>timeout 2</td>")) << page;
   EXPECT_TRUE(Has(page, "<tr><td><code>locks</code></td><td><span class=\"badge ok\">ok</span>"))
@@ -271,7 +285,8 @@ TEST(StatusPageTest, ADryRunSaysWhatItWouldHaveFreed) {
   std::string page =
       RenderOf(ViolatedState(), std::make_shared<const cleanup::CleanupStatus>(status));
   EXPECT_TRUE(Has(page, "<span class=\"badge warn\">DRY RUN</span>")) << page;
-  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">ok</span>, would have freed 3</td></tr>")) << page;
+  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">ok</span>, would have freed 3</td></tr>"))
+      << page;
   EXPECT_TRUE(Has(page, "<tr><th>would have freed since start</th><td>12</td></tr>")) << page;
 }
 
@@ -305,11 +320,13 @@ TEST(StatusPageTest, FailingChecksGiveUnknownWithTheReason) {
   EXPECT_TRUE(Has(page, "<title>seatwatch: UNKNOWN</title>")) << page;
   EXPECT_TRUE(Has(page, "<h1>UNKNOWN: 2 of 2 invariants without a verdict</h1>")) << page;
   EXPECT_TRUE(Has(page, "<strong>database UNREACHABLE</strong>")) << page;
-  EXPECT_TRUE(Has(page, "check booking_reconciliation failed: connection: could not connect to "
-                        "server"))
+  EXPECT_TRUE(Has(page,
+                  "check booking_reconciliation failed: connection: could not connect to "
+                  "server"))
       << page;
-  EXPECT_TRUE(Has(page, "No lock data: the last run failed: connection: could not connect to "
-                        "server"))
+  EXPECT_TRUE(Has(page,
+                  "No lock data: the last run failed: connection: could not connect to "
+                  "server"))
       << page;
   EXPECT_TRUE(Has(page, "Cleanup is <strong>off</strong>")) << page;
 }
