@@ -31,8 +31,9 @@ class PollerGroup {
   PollerGroup& operator=(const PollerGroup&) = delete;
 
   // The lanes' heartbeats and first publishes (see LaneProgress); its
-  // stamp period and callback are set before Start().
-  LaneProgress& progress() { return *progress_; }
+  // stamp period and callback are set before Start(). Shared, so that a
+  // reader (the watchdog pinger) may outlive the group.
+  std::shared_ptr<LaneProgress> progress() const { return progress_; }
 
   void Start();
   // Hands each lane its share of the new checks; each applies it between

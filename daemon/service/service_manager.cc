@@ -23,13 +23,14 @@ ServiceManager::~ServiceManager() {
   if (pinger_) pinger_->Stop();
 }
 
-void ServiceManager::Attach(poll::LaneProgress& progress, const config::Config& config) {
-  progress.OnAllPublished([this] { LanesReady(); });
+void ServiceManager::Attach(std::shared_ptr<poll::LaneProgress> progress,
+                            const config::Config& config) {
+  progress->OnAllPublished([this] { LanesReady(); });
   auto interval = notifier_.watchdog_interval();
   if (!interval) return;
   // A lane waiting between polls wakes to stamp four times per interval, so
   // a late wake-up on a loaded machine is never taken for a stall.
-  progress.SetStampPeriod(*interval / 4);
+  progress->SetStampPeriod(*interval / 4);
   auto longest = std::max({config.database.connect_timeout, config.database.statement_timeout,
                            config.locks.statement_timeout});
   if (*interval <= longest) {
@@ -40,9 +41,9 @@ void ServiceManager::Attach(poll::LaneProgress& progress, const config::Config& 
                 Seconds(std::chrono::duration_cast<std::chrono::microseconds>(longest))}});
   }
   pinger_ = std::make_unique<WatchdogPinger>(
-      notifier_, *interval, [&progress](WatchdogPinger::Clock::duration max_age) {
+      notifier_, *interval, [progress](WatchdogPinger::Clock::duration max_age) {
         std::optional<WatchdogPinger::Stall> out;
-        if (auto stall = progress.FindStall(max_age, poll::LaneProgress::Clock::now())) {
+        if (auto stall = progress->FindStall(max_age, poll::LaneProgress::Clock::now())) {
           out = WatchdogPinger::Stall{stall->lane, stall->age};
         }
         return out;

@@ -32,7 +32,7 @@ class ServiceManager {
   // Before the lanes start: their stamp period and the READY=1 callback.
   // Warns when the watchdog interval leaves no room for one connect attempt
   // or one statement of `config` (a slow poll would be taken for a wedged one).
-  void Attach(poll::LaneProgress& progress, const config::Config& config);
+  void Attach(std::shared_ptr<poll::LaneProgress> progress, const config::Config& config);
   // After the lanes have started (with a watchdog only).
   void StartWatchdog();
   void Reloading();

@@ -175,7 +175,7 @@ TEST(WatchdogPingerTest, WithholdsPingsWhileALaneIsStalled) {
 TEST(ServiceManagerTest, ReadyOnlyOnceEveryLaneHasPublished) {
   NotifySocket socket;
   ServiceManager service;
-  poll::LaneProgress progress({"checks", "locks"});
+  auto progress = std::make_shared<poll::LaneProgress>(std::vector<std::string>{"checks", "locks"});
   service.Attach(progress, testing::ConfigFromToml(
                                "[[metric]]\nname = \"m\"\nsql = \"queries/booking/holds.sql\"\n"
                                "value = \"holds_active\"\n",
@@ -183,8 +183,8 @@ TEST(ServiceManagerTest, ReadyOnlyOnceEveryLaneHasPublished) {
   // A reload before the first READY sends nothing: that READY is the lanes'.
   service.Reloading();
   service.Reloaded(true);
-  progress.MarkPublished(0);
-  progress.MarkPublished(1);
+  progress->MarkPublished(0);
+  progress->MarkPublished(1);
   EXPECT_EQ(socket.Next(), "READY=1\nSTATUS=polling; every lane has published its first poll");
   service.Reloading();
   EXPECT_EQ(socket.Next().rfind("RELOADING=1\n", 0), 0u);
