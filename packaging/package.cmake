@@ -37,8 +37,8 @@ add_custom_target(seatwatch_package_files ALL
 # /usr/bin/seatwatch: the install(TARGETS) rule in daemon/CMakeLists.txt.
 install(FILES ${_pkg_gen}/seatwatch.toml DESTINATION /etc/seatwatch)
 install(FILES ${_pkg_src}/default DESTINATION /etc/default RENAME seatwatch)
-# bookworm's systemd and lintian 2.116 look for units in /lib/systemd/system
-# (the move to /usr/lib comes with trixie).
+# Where bookworm's debhelper installs units; lintian 2.116 accepts /lib and
+# /usr/lib alike (the move to /usr/lib comes with trixie).
 install(FILES ${_pkg_src}/seatwatch.service ${_pkg_src}/seatwatch@.service
         DESTINATION /lib/systemd/system)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/queries/ DESTINATION share/seatwatch/queries)
