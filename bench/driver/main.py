@@ -96,7 +96,15 @@ def parse_args(argv):
                    help="cluster, configs, logs, results (default build-bench/bench-work)")
     p.add_argument("--reseed", action="store_true", help="seed again even if the data is there")
     p.add_argument("--skip", default="",
-                   help="comma-separated parts to skip: sizes, locks, cleanup")
+                   help="comma-separated parts to skip: sizes, locks, cleanup, refresh (the "
+                        "refresh phase of each size)")
+    p.add_argument("--tools", default=None,
+                   help="comma-separated subset of seatwatch, postgres_exporter, sql_exporter "
+                        "(default all; the whole page's report expects all three, use it with "
+                        "--doc-section gzip or --no-doc)")
+    p.add_argument("--doc-section", choices=("all", "gzip"), default="all",
+                   help="gzip: replace only the gzip section of docs/benchmarks.md, keeping "
+                        "the rest of an earlier run's page")
     p.add_argument("--max-minutes", type=float, default=100,
                    help="stop starting new work after this long (default 100)")
     p.add_argument("--no-doc", action="store_true",
@@ -117,7 +125,11 @@ def main(argv):
     results_path = os.path.join(ctx.workdir, "results.json")
     if args.report_only:
         with open(results_path) as f:
-            report.write(ctx.root, json.load(f), ctx.workdir)
+            results = json.load(f)
+        if args.doc_section == "gzip":
+            report.write_gzip_section(ctx.root, results)
+        else:
+            report.write(ctx.root, results, ctx.workdir)
         return 0
 
     mode = "quick" if args.quick else "full"
@@ -127,6 +139,7 @@ def main(argv):
         if label not in SIZES:
             sys.exit(f"bench/run: unknown size {label!r} (known: {', '.join(SIZES)})")
     skip = {s for s in args.skip.split(",") if s}
+    plan["skip_refresh"] = "refresh" in skip
 
     for d in ("logs", "configs", "pgbench"):
         os.makedirs(os.path.join(ctx.workdir, d), exist_ok=True)
@@ -164,6 +177,12 @@ def main(argv):
     tools = [exporters.Seatwatch(ctx, ports["seatwatch"]),
              exporters.PostgresExporter(ctx, ports["postgres_exporter"]),
              exporters.SqlExporter(ctx, ports["sql_exporter"])]
+    if args.tools:
+        wanted = {t for t in args.tools.replace(" ", ",").split(",") if t}
+        unknown = wanted - {t.name for t in tools}
+        if unknown:
+            sys.exit(f"bench/run: unknown tool(s) {', '.join(sorted(unknown))}")
+        tools = [t for t in tools if t.name in wanted]
 
     results = {
         "mode": mode,
@@ -225,7 +244,11 @@ def main(argv):
     finally:
         save()
     procs.log(f"results in {results_path} ({results['elapsed_minutes']:.1f} min)")
-    if not args.no_doc:
+    if args.no_doc:
+        pass
+    elif args.doc_section == "gzip":
+        report.write_gzip_section(ctx.root, results)
+    else:
         report.write(ctx.root, results, ctx.workdir)
     return 0
 

@@ -20,6 +20,10 @@ SCRAPE_HEADERS = {
     "X-Prometheus-Scrape-Timeout-Seconds": "120",
 }
 
+# The same scrape without Accept-Encoding: the identity body, for the gzip
+# comparison.
+IDENTITY_HEADERS = {k: v for k, v in SCRAPE_HEADERS.items() if k != "Accept-Encoding"}
+
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -81,8 +85,10 @@ class RssSampler:
 class Scraper:
     """One keep-alive connection, like a Prometheus server's."""
 
-    def __init__(self, port, path="/metrics", timeout=300):
+    def __init__(self, port, path="/metrics", timeout=300, headers=None):
         self.port, self.path, self.timeout = port, path, timeout
+        self.headers = SCRAPE_HEADERS if headers is None else headers
+        self.encoding = None  # Content-Encoding of the last response
         self.conn = None
 
     def get(self):
@@ -93,7 +99,7 @@ class Scraper:
                                                        timeout=self.timeout)
             try:
                 start = time.perf_counter()
-                self.conn.request("GET", self.path, headers=SCRAPE_HEADERS)
+                self.conn.request("GET", self.path, headers=self.headers)
                 response = self.conn.getresponse()
                 body = response.read()
                 elapsed = time.perf_counter() - start
@@ -106,7 +112,8 @@ class Scraper:
                     raise
         if response.status != 200:
             raise RuntimeError(f"GET {self.path} on port {self.port}: HTTP {response.status}")
-        text = gzip.decompress(body) if response.getheader("Content-Encoding") == "gzip" else body
+        self.encoding = response.getheader("Content-Encoding")
+        text = gzip.decompress(body) if self.encoding == "gzip" else body
         return elapsed, len(body), text.decode()
 
     def close(self):
@@ -115,9 +122,9 @@ class Scraper:
             self.conn = None
 
 
-def fetch(port, path="/metrics", timeout=60):
+def fetch(port, path="/metrics", timeout=60, headers=None):
     """One scrape on a fresh connection; None if nothing answers yet."""
-    scraper = Scraper(port, path, timeout)
+    scraper = Scraper(port, path, timeout, headers)
     try:
         return scraper.get()[2]
     except (OSError, RuntimeError, http.client.HTTPException):
@@ -148,9 +155,9 @@ def samples(text, name):
     return out
 
 
-def sequential(port, pid, count, warmup=3):
+def sequential(port, pid, count, warmup=3, headers=None):
     """`count` sequential scrapes: latency median/p95, CPU per scrape, bytes."""
-    scraper = Scraper(port)
+    scraper = Scraper(port, headers=headers)
     for _ in range(warmup):
         scraper.get()
     cpu_before = cpu_seconds(pid)
@@ -169,9 +176,24 @@ def sequential(port, pid, count, warmup=3):
         "cpu_ms_per_scrape": cpu / count * 1e3,
         "wire_bytes": size,
         "text_bytes": len(text.encode()),
+        "content_encoding": scraper.encoding,
         "series": series(text),
         "latencies_ms": [x * 1e3 for x in latencies],
     }, text
+
+
+def one_scrape(port, pid, headers=None):
+    """A single scrape on a new connection: its CPU, latency and bytes. For
+    seatwatch, the first gzip scrape after a poll is the one that deflates
+    the parts the poll made new (later ones reuse them)."""
+    scraper = Scraper(port, headers=headers)
+    cpu_before = cpu_seconds(pid)
+    elapsed, size, text = scraper.get()
+    cpu = cpu_seconds(pid) - cpu_before
+    encoding = scraper.encoding
+    scraper.close()
+    return {"cpu_ms": cpu * 1e3, "ms": elapsed * 1e3, "wire_bytes": size,
+            "text_bytes": len(text.encode()), "content_encoding": encoding}
 
 
 def fresh_connections(port, count):

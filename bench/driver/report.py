@@ -174,6 +174,7 @@ def targets(results):
                     f"{rate:,.0f} holds/s; claims' p99 {ms(p99)} during the cleanup vs "
                     f"{ms(base)} without (ratio {r:.2f})",
                     "met" if ok else "missed: " + "; ".join(why), ""))
+    out += [(t, m, v, "") for t, m, v in gzip_targets(results)]
     return out
 
 
@@ -474,6 +475,11 @@ def write(root, results, workdir):
         add("![Scrape p50 and RSS per size](benchmarks-scrape.png)")
         add("")
 
+    if any(tool_entry(size, "seatwatch") and "sequential_identity" in tool_entry(size, "seatwatch")
+           for size in sizes):
+        add(gzip_section(results))
+        add("")
+
     add("## Refreshes")
     add("")
     add("The pollers on their normal timers with nobody scraping, for at least "
@@ -595,6 +601,125 @@ def write(root, results, workdir):
     with open(path, "w") as f:
         f.write(text)
     print(f"wrote {path}" + (f" and docs/{', docs/'.join(made)}" if made else ""))
+
+
+# ---------------------------------------------------------------------------
+# gzip
+
+GZIP_ANCHOR = '<a id="gzip"></a>'
+GZIP_END = "<!-- end of the gzip section -->"
+
+
+def kib(value):
+    return "n/a" if value is None else f"{value / 1024:,.1f} KiB"
+
+
+def gzip_targets(results):
+    """[(target, measured, verdict)]: bytes at every size, CPU at the largest."""
+    sizes = [s for s in complete_sizes(results)
+             if "sequential_identity" in (tool_entry(s, "seatwatch") or {})]
+    out = []
+    cells, worst = [], 0.0
+    for size in sizes:
+        e = tool_entry(size, "seatwatch")
+        r = e["sequential"]["wire_bytes"] / e["sequential_identity"]["wire_bytes"]
+        worst = max(worst, r)
+        cells.append(f"{short(size)}: {kib(e['sequential']['wire_bytes'])} against "
+                     f"{kib(e['sequential_identity']['wire_bytes'])} ({r:.3f})")
+    if cells:
+        out.append(("gzip bytes per scrape at most 1/10 of identity, every size", "; ".join(cells),
+                    "met" if worst <= 0.1 else f"missed: {worst:.3f}"))
+    both = [s for s in sizes if tool_entry(s, "sql_exporter")]
+    if both:
+        largest = both[-1]
+        sw, peer = tool_entry(largest, "seatwatch"), tool_entry(largest, "sql_exporter")
+        first = sw["first_gzip_scrape"]["cpu_ms"]
+        steady = sw["sequential"]["cpu_ms_per_scrape"]
+        theirs = peer["sequential"]["cpu_ms_per_scrape"]
+        r = ratio(first, theirs)
+        out.append((f"CPU per gzip scrape at most 1/5 of sql_exporter's ({short(largest)})",
+                    f"seatwatch {ms(first)} for the first gzip scrape after a poll (it deflates "
+                    f"the poll's parts), {ms(steady)} for each later one; sql_exporter "
+                    f"{ms(theirs)} (ratio {r:.3f} even for the first)",
+                    "met" if r <= 0.2 else f"missed: {r:.2f}x"))
+    return out
+
+
+def gzip_table(size):
+    rows = []
+    for tool in TOOLS:
+        e = tool_entry(size, tool)
+        if not e or "sequential_identity" not in e:
+            continue
+        g, i = e["sequential"], e["sequential_identity"]
+        first = e.get("first_gzip_scrape") or {}
+        rows.append([tool, num(i["wire_bytes"]), num(g["wire_bytes"]),
+                     f"{g['wire_bytes'] / i['wire_bytes']:.3f}", ms(i["cpu_ms_per_scrape"]),
+                     ms(g["cpu_ms_per_scrape"]), ms(first.get("cpu_ms")), ms(i["p50_ms"]),
+                     ms(g["p50_ms"])])
+    return table(["tool", "bytes, identity", "bytes, gzip", "gzip / identity",
+                  "CPU per scrape, identity", "CPU per scrape, gzip",
+                  "CPU of the first gzip scrape", "p50, identity", "p50, gzip"], rows)
+
+
+def gzip_section(results):
+    sizes = [s for s in complete_sizes(results)
+             if "sequential_identity" in (tool_entry(s, "seatwatch") or {})]
+    v = results["versions"]
+    loads = [e.get("load_average", [0])[0] for s in sizes for e in s.get("tools", {}).values()]
+    lines = [GZIP_ANCHOR, "## gzip", ""]
+    add = lines.append
+    add(f"From the run of {results['started_at']} (seatwatch commit {v['seatwatch_commit']}"
+        f"{', with uncommitted changes' if v['seatwatch_tree_dirty'] else ''}; load average "
+        f"{min(loads or [0]):.1f} to {max(loads or [0]):.1f} on "
+        f"{results['machine']['nproc']} cores when the scrape phases began):")
+    add("")
+    add("```sh")
+    add(results["command"])
+    add("```")
+    add("")
+    add("Each tool's scrape phase scrapes twice in sequence on one keep-alive connection: with "
+        "Prometheus's headers (`Accept-Encoding: gzip`) and with the same headers less "
+        "`Accept-Encoding` (identity), as many scrapes each (postgres_exporter: 5 identity "
+        "scrapes, as each one runs its queries). Bytes are the body on the wire. seatwatch "
+        "deflates each part of a snapshot once, on the first gzip scrape that needs it, and "
+        "serves the stored bytes after that: \"CPU of the first gzip scrape\" is one gzip scrape "
+        "on a new connection right after the poll (the bench's readiness check scrapes identity, "
+        "so nothing is deflated before it), which pays for deflating everything the poll made "
+        "new. With Prometheus scraping every 15 s and seatwatch polling every 10 s, about every "
+        "scrape is such a first one, so that column is the cost to compare; the sequential "
+        "column is what a second scraper (an HA pair of Prometheus servers) pays. The Go "
+        "exporters gzip every scrape anew.")
+    add("")
+    add(table(["target", "measured", "verdict"], gzip_targets(results)))
+    add("")
+    for size in sizes:
+        add(f"### gzip, {LABELS.get(size['label'], size['label'])}")
+        add("")
+        add(gzip_table(size))
+        add("")
+    add(GZIP_END)
+    return "\n".join(lines)
+
+
+def write_gzip_section(root, results):
+    """Replaces (or adds, before the refreshes) only the gzip section of an
+    existing docs/benchmarks.md: for a run of the scrape phases alone."""
+    path = os.path.join(root, "docs", "benchmarks.md")
+    with open(path) as f:
+        old = f.read()
+    section = gzip_section(results)
+    start, end = old.find(GZIP_ANCHOR), old.find(GZIP_END)
+    if start >= 0 and end > start:
+        text = old[:start] + section + old[end + len(GZIP_END):]
+    else:
+        at = old.find("\n## Refreshes")
+        if at < 0:
+            raise RuntimeError(f"{path}: no gzip section and no Refreshes heading to put it before")
+        text = old[:at + 1] + section + "\n\n" + old[at + 1:]
+    with open(path, "w") as f:
+        f.write(text)
+    print(f"wrote the gzip section of {path}")
 
 
 WHY_MARKER = "@ANALYSIS@"

@@ -148,6 +148,9 @@ def scrape_phase(ctx, tool, dbname, plan, expected):
         rss.sample()
         out["correctness"] = correctness(tool, text, expected)
         count = plan["scrapes"] if tool.polls else plan["direct_scrapes"]
+        # Before any other gzip scrape: for seatwatch this one deflates the
+        # parts of the poll (once per part; the scrapes after it reuse them).
+        out["first_gzip_scrape"] = measure.one_scrape(tool.port, tool.pid)
         for _ in range(3):  # warm-up, not counted
             measure.fetch(tool.port, timeout=300)
         ctx.cluster.stats_reset()
@@ -158,6 +161,11 @@ def scrape_phase(ctx, tool, dbname, plan, expected):
         seq["db_ms_per_scrape"] = ms / count
         seq["db_statements"] = rows
         out["sequential"] = seq
+        # The same without Accept-Encoding: bytes and CPU of the identity body.
+        # postgres_exporter queries on every scrape, so a few are enough.
+        out["sequential_identity"] = measure.sequential(
+            tool.port, tool.pid, count if tool.polls else min(count, 5), warmup=1,
+            headers=measure.IDENTITY_HEADERS)[0]
         out["fresh_connections"] = measure.fresh_connections(
             tool.port, min(count, plan["fresh_scrapes"] if tool.polls else 5))
         rss.sample()
@@ -279,7 +287,13 @@ def run_size(ctx, label, events, plan, tools):
                   f"{seq['series']} series, cpu/scrape {seq['cpu_ms_per_scrape']:.2f} ms, "
                   f"db statements/scrape {seq['db_statements_per_scrape']:.1f}, "
                   f"wrk {entry['wrk']['rps']:.1f}/s, rss {entry['rss_bytes'] / 2**20:.1f} MiB")
-        if tool.polls:
+        ident = entry["sequential_identity"]
+        procs.log(f"{dbname}: {tool.name}: {seq['content_encoding'] or 'identity'} "
+                  f"{seq['wire_bytes']:,} B, cpu/scrape {seq['cpu_ms_per_scrape']:.2f} ms; "
+                  f"identity {ident['wire_bytes']:,} B, cpu/scrape "
+                  f"{ident['cpu_ms_per_scrape']:.2f} ms; first gzip scrape cpu "
+                  f"{entry['first_gzip_scrape']['cpu_ms']:.2f} ms")
+        if tool.polls and not plan.get("skip_refresh"):
             procs.log(f"{dbname}: {tool.name}: refresh (no scrapes)")
             entry["refresh"] = refresh_phase(ctx, tool, dbname, plan)
             r = entry["refresh"]
