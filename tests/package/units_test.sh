@@ -41,6 +41,17 @@ grep -q "seatwatch-missing is not executable" <<<"$out" || fail "the missing bin
 grep -q "Unknown key 'BogusKey'" <<<"$out" || fail "the unknown key was not noticed: $out"
 echo "systemd-analyze verify: a broken copy is rejected"
 
+# systemd's own rating of the sandbox, offline against the same root: at
+# most 2.0 ("OK"; 0 is the best, 10 the worst). The remaining exposure is
+# what seatwatch needs: the network, AF_UNIX/INET sockets, /proc/stat.
+for name in seatwatch.service seatwatch@booking.service; do
+  rating=$(systemd-analyze security --offline=true --root="$root" --no-pager "$name" 2>&1 | grep 'Overall exposure level') \
+    || fail "systemd-analyze security cannot rate $name"
+  echo "systemd-analyze security: $name: ${rating#*: }"
+  systemd-analyze security --offline=true --root="$root" --threshold=20 "$name" > /dev/null 2>&1 \
+    || fail "$name is exposed more than 2.0: $rating"
+done
+
 # The service's effective settings, as systemd parsed them (offline).
 for key in 'Type=notify' 'WatchdogSec=2min' 'ExecReload=/bin/kill -HUP $MAINPID' 'Restart=on-failure' \
            'EnvironmentFile=-/etc/default/seatwatch' 'DynamicUser=yes' 'NoNewPrivileges=yes' \
