@@ -40,8 +40,8 @@ class GzipScrapeTest : public ::testing::Test {
   GzipScrapeTest()
       : db_("sw_gzip"), dir_(testing::MakeTempDir("seatwatch-gzip")), port_(testing::FreePort()) {
     // Enough rows that the body spans several parts of some size.
-    db_.Exec("INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 200) e, "
-             "generate_series(1, 5) n");
+    db_.Exec("INSERT INTO seats (event_id, seat) SELECT e, 'A' || n "
+             "FROM generate_series(1, 200) e, generate_series(1, 5) n");
     config_ = testing::WriteShippedConfig(dir_, "1s", port_);
   }
 

@@ -24,7 +24,9 @@ std::string Gunzip(const std::string& member) {
   size_t left = stream.avail_in;
   inflateEnd(&stream);
   if (status != Z_STREAM_END) throw std::runtime_error("gunzip: " + why);
-  if (left != 0) throw std::runtime_error("gunzip: " + std::to_string(left) + " bytes after the member");
+  if (left != 0) {
+    throw std::runtime_error("gunzip: " + std::to_string(left) + " bytes after the member");
+  }
   return out;
 }
 

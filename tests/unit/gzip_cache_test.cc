@@ -22,7 +22,9 @@ std::shared_ptr<const std::string> Part(std::string text) {
 
 std::string BigText(char c) {
   std::string text;
-  for (int i = 0; i < 20000; ++i) text += std::string("series{k=\"") + c + "\"} " + std::to_string(i) + "\n";
+  for (int i = 0; i < 20000; ++i) {
+    text += std::string("series{k=\"") + c + "\"} " + std::to_string(i) + "\n";
+  }
   return text;
 }
 
