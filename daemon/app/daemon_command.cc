@@ -13,6 +13,7 @@
 #include "http/handlers.h"
 #include "http/server.h"
 #include "metrics/snapshot.h"
+#include "page/status_route.h"
 #include "poll/poller_group.h"
 #include "service/service_manager.h"
 #include "util/heap.h"
@@ -72,7 +73,8 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   http::Server server(config.http.listen, server_options);
   // The only part that writes to the database; its own thread and connection.
   cleanup::CleanupService cleanup(config);
-  http::RegisterHandlers(server, store, {cleanup.MetricsSource()}, cleanup.StatusSource());
+  http::RegisterHandlers(server, store, {cleanup.MetricsSource()});
+  page::RegisterStatusPage(server, store, cleanup.StatusSource());
   try {
     server.Start();
   } catch (const std::exception& e) {

@@ -3,8 +3,6 @@
 #include <chrono>
 
 #include "metrics/process_metrics.h"
-#include "page/page_model.h"
-#include "page/page_renderer.h"
 #include "util/json_writer.h"
 
 namespace seatwatch::http {
@@ -47,8 +45,7 @@ bool IsReady(const metrics::Snapshot& snapshot, double now_unix, std::string* wh
 }
 
 void RegisterHandlers(Server& server, const metrics::SnapshotStore& store,
-                      std::vector<MetricsSource> extra_metrics,
-                      CleanupStatusSource cleanup_status) {
+                      std::vector<MetricsSource> extra_metrics) {
   server.Route("/metrics", [&store, extra_metrics]() {
     auto snapshot = store.Current();
     Response response;
@@ -96,16 +93,6 @@ void RegisterHandlers(Server& server, const metrics::SnapshotStore& store,
     }
     response.content_type = kJsonType;
     response.Append(std::shared_ptr<const std::string>(snapshot, &it->second));
-    return response;
-  });
-  server.Route("/", [&store, cleanup_status]() {
-    // Rendered per view from the snapshot in hand: no database access.
-    auto snapshot = store.Current();
-    page::PageModel model = page::BuildPageModel(
-        *snapshot, cleanup_status ? cleanup_status() : nullptr, UnixNow());
-    Response response;
-    response.Text(200, page::RenderStatusPage(model), "text/html; charset=utf-8");
-    response.headers.emplace_back("Cache-Control", "no-store");
     return response;
   });
 }

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "cleanup/cleanup_status.h"
 #include "http/server.h"
 #include "metrics/snapshot.h"
 
@@ -15,16 +14,11 @@ namespace seatwatch::http {
 // appended to /metrics. Must be thread-safe and must not touch the database.
 using MetricsSource = std::function<std::shared_ptr<const std::string>()>;
 
-// The cleanup's last published status, for the status page. Must be
-// thread-safe and must not touch the database; null when not known.
-using CleanupStatusSource = std::function<std::shared_ptr<const cleanup::CleanupStatus>()>;
-
-// Wires /metrics, /healthz, /readyz, /api/invariants, /api/locks and the
-// status page / onto the server. Every handler reads the last published
-// snapshot only (and the page the cleanup's status).
+// Wires /metrics, /healthz, /readyz, /api/invariants and /api/locks onto
+// the server (the status page at / is page::RegisterStatusPage). Every
+// handler reads the last published snapshot only.
 void RegisterHandlers(Server& server, const metrics::SnapshotStore& store,
-                      std::vector<MetricsSource> extra_metrics,
-                      CleanupStatusSource cleanup_status = nullptr);
+                      std::vector<MetricsSource> extra_metrics);
 
 // Ready: the last poll of each lane with checks reached the database and the
 // latest successful poll is younger than three poll intervals. Pure, for

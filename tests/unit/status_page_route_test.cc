@@ -1,4 +1,4 @@
-// GET / on a real loopback server wired by RegisterHandlers: the page is
+// GET / on a real loopback server wired by RegisterStatusPage: the page is
 // rendered from whatever snapshot is current at each view, with the
 // cleanup's status from its source. No database.
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "http/handlers.h"
 #include "http/server.h"
 #include "metrics/snapshot_builder.h"
+#include "page/status_route.h"
 #include "support/http_client.h"
 #include "support/test_env.h"
 
@@ -44,7 +44,7 @@ TEST(StatusPageRouteTest, EachViewRendersTheCurrentSnapshot) {
   status->leader = true;
   int port = testing::FreePort();
   http::Server server("127.0.0.1:" + std::to_string(port));
-  http::RegisterHandlers(server, store, {}, [status] {
+  page::RegisterStatusPage(server, store, [status] {
     return std::shared_ptr<const cleanup::CleanupStatus>(status);
   });
   server.Start();
