@@ -23,13 +23,7 @@ work=$(mktemp -d /tmp/seatwatch-am-e2e.XXXXXX)
 pids=()
 db=sw_am_e2e
 
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
+cleanup() { end_e2e; }
 trap cleanup EXIT
 
 # shellcheck source=tests/e2e/lib.sh
@@ -37,8 +31,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # shellcheck disable=SC1091
 source "$pgdir/env"
-psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
-psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
 # What the components said, for a failure's message.
 diagnose() {

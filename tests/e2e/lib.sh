@@ -3,6 +3,21 @@
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# psql on the scratch cluster (its env sourced by the script): psql_admin on
+# the postgres database, psql_db on the script's own database $db.
+psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
+psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+# For a script's EXIT trap: ends every process it started (their PIDs are in
+# $pids), drops its database $db and removes its folder $work.
+end_e2e() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }

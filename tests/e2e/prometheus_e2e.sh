@@ -17,14 +17,9 @@ bin=${SEATWATCH_BINARY:?}
 pgdir=${TEST_PG_DIR:?}
 work=$(mktemp -d /tmp/seatwatch-prom-e2e.XXXXXX)
 pids=()
+db=sw_prom_e2e
 
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  psql_admin -c "DROP DATABASE IF EXISTS sw_prom_e2e WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
+cleanup() { end_e2e; }
 trap cleanup EXIT
 
 # shellcheck source=tests/e2e/lib.sh
@@ -32,8 +27,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # shellcheck disable=SC1091
 source "$pgdir/env"
-psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
-psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d sw_prom_e2e "$@"; }
 
 # --- the database and its conditions ---------------------------------------
 psql_admin -c "DROP DATABASE IF EXISTS sw_prom_e2e WITH (FORCE)" >/dev/null

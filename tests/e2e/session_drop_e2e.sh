@@ -21,16 +21,10 @@ pids=()
 
 # shellcheck disable=SC1091
 source "$pgdir/env"
-psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
-psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 
 cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
   psql_admin -c "ALTER ROLE $role RESET ALL" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  end_e2e
 }
 trap cleanup EXIT
 

@@ -25,13 +25,7 @@ mkdir -p "$artifacts"
 pids=()
 db=sw_page_e2e
 
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
+cleanup() { end_e2e; }
 trap cleanup EXIT
 
 # shellcheck source=tests/e2e/lib.sh
@@ -39,8 +33,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # shellcheck disable=SC1091
 source "$pgdir/env"
-psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
-psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 count_sql() { psql -X -At -d "$db" -c "$1"; }
 
 alert_fan='<script>alert(1)</script>'

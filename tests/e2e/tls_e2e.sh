@@ -26,15 +26,10 @@ work=$(mktemp -d /tmp/seatwatch-tls-e2e.XXXXXX)
 certs=$work/certs
 mkdir "$certs"
 pids=()
+db=sw_tls_e2e
 sw_pid=""
 
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  psql_admin -c "DROP DATABASE IF EXISTS sw_tls_e2e WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
+cleanup() { end_e2e; }
 trap cleanup EXIT
 
 # shellcheck source=tests/e2e/lib.sh
@@ -46,7 +41,6 @@ done
 
 # shellcheck disable=SC1091
 source "$pgdir/env"
-psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
 psql_admin -c "DROP DATABASE IF EXISTS sw_tls_e2e WITH (FORCE)" >/dev/null
 psql_admin -c "CREATE DATABASE sw_tls_e2e" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d sw_tls_e2e -f "$src/queries/booking/schema.sql" >/dev/null
