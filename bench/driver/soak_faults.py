@@ -177,22 +177,31 @@ def fill_connections(ctx, hold=8.0, during=None, **_):
 
 def access_exclusive(ctx, tables=("seats", "tickets"), seconds=4.0, **_):
     """ACCESS EXCLUSIVE on each table in turn for `seconds`: the checks that
-    read it must fail with lock_timeout rather than queue or serve stale ok."""
+    read it must fail with lock_timeout rather than queue or serve stale ok.
+    Each table's lock is taken (in a transaction of its own) before the
+    previous one is released, so no instant has neither locked: a poll in such
+    a gap would succeed, rightly, and serve ok inside the blind window."""
     start = ctx.clock.now()
-    conn = ctx.admin("soak-fault-lock")
-    windows = []
+    conns, windows = [], []
     try:
-        conn.autocommit = False
         for table in tables:
+            conn = ctx.admin(f"soak-fault-lock-{table}")
+            conns.append(conn)
+            conn.autocommit = False
             with conn.cursor() as cur:
                 cur.execute("SET LOCAL lock_timeout = '10s'")
                 cur.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
-                locked = ctx.clock.now()
-                time.sleep(seconds)
-            conn.commit()
-            windows.append([round(locked, 3), round(ctx.clock.now(), 3)])
+            locked = ctx.clock.now()
+            if len(conns) > 1:
+                conns[-2].commit()
+                windows[-1].append(round(ctx.clock.now(), 3))
+            windows.append([round(locked, 3)])
+            time.sleep(seconds)
+        conns[-1].commit()
+        windows[-1].append(round(ctx.clock.now(), 3))
     finally:
-        conn.close()
+        for conn in conns:
+            conn.close()
     end = ctx.clock.now()
     # Only the seats lock blinds every booking check; tickets blinds the
     # reconciliation too (it reads all three tables).
