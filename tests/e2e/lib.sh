@@ -46,6 +46,13 @@ scrape_configs:
       - targets: ["127.0.0.1:$sw_port"]
 ${prom_extra_yaml:-}
 YAML
+  launch_prometheus
+}
+
+# Starts a real Prometheus with the config already written to
+# $work/prometheus.yml, on 127.0.0.1:$prom_port, and waits until it is ready;
+# sets $prom and adds its pid to pids.
+launch_prometheus() {
   promtool check config "$work/prometheus.yml" > /dev/null
   prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
     --web.listen-address="127.0.0.1:$prom_port" > "$work/prometheus.log" 2>&1 &

@@ -192,12 +192,7 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$port_b"]
 YAML
-promtool check config "$work/prometheus.yml" > /dev/null
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-  --web.listen-address="127.0.0.1:$prom_port" > "$work/prometheus.log" 2>&1 &
-pids+=($!)
-prom="http://127.0.0.1:$prom_port"
-wait_for 30 curl -sf "$prom/-/ready" -o /dev/null || { cat "$work/prometheus.log"; fail "prometheus not ready"; }
+launch_prometheus
 up_of() {  # prints the value of up{job=$1}, or nothing
   curl -sf --get "$prom/api/v1/query" --data-urlencode "query=up{job=\"$1\"}" | python3 -c '
 import json, sys
