@@ -150,6 +150,16 @@ struct ChangesConfig {
   Location where;                         // the [changes] table; line 0 when the file has none
 };
 
+// [checks]: where the checks lane (invariants, metrics, holds) reads. Its
+// dsn may point at a streaming standby (or a multi-host DSN with
+// target_session_attrs=prefer-standby) so that the primary never pays for
+// the heavy checks; the locks lane, the cleanup and the change feed always
+// use [database] dsn (or [changes] dsn), which must reach the primary.
+struct ChecksConfig {
+  std::string dsn;  // empty: [database] dsn; SEATWATCH_CHECKS_DSN overrides
+  Location where;   // the [checks] table; line 0 when the file has none
+};
+
 struct Config {
   std::string path;
   std::string log_level = "info";
@@ -164,10 +174,13 @@ struct Config {
   HoldsConfig holds;
   CleanupConfig cleanup;
   ChangesConfig changes;
+  ChecksConfig checks;
 
   Millis IntervalOf(const QueryConfig& query) const {
     return query.interval.value_or(poll.interval);
   }
+  // The DSN of the checks lane's session.
+  const std::string& ChecksDsn() const { return checks.dsn.empty() ? database.dsn : checks.dsn; }
   // The DSN of the change feed's slot session.
   const std::string& ChangesDsn() const { return changes.dsn.empty() ? database.dsn : changes.dsn; }
 };

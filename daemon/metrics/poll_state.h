@@ -10,6 +10,7 @@
 
 #include "checks/check_output.h"
 #include "metrics/incremental_status.h"
+#include "metrics/server_facts.h"
 
 namespace seatwatch::metrics {
 
@@ -64,6 +65,16 @@ struct PollState {
   // The change feed's own series (seatwatch_changes_*) in text format, from
   // its last drain; empty without a feed (checks lane only).
   std::string changes_metrics;
+  // The server each lane read on its last poll: a lane's own state holds at
+  // most its own entry (none while it cannot reach the database, or before
+  // its first poll); the merged state holds every lane's, in lane order.
+  // Rendered as seatwatch_database_in_recovery{lane},
+  // seatwatch_replica_lag_seconds{lane} and seatwatch_database_timeline{lane}.
+  std::vector<LaneServer> servers;
+  // seatwatch_database_failovers_total: set by the StatePublisher's
+  // FailoverTracker on the merged state (0 in a lane's own state and in
+  // --once).
+  std::uint64_t failovers_total = 0;
 };
 
 }  // namespace seatwatch::metrics

@@ -21,6 +21,9 @@ enum class RunOutcome {
   kRan,               // the check ran (succeeded or failed): recorded
   kLostBeforeStart,   // the connection was gone before BEGIN went through, so nothing
                       // of the check ran; recorded only if `may_retry` is false
+  kRecoveryConflict,  // a standby cancelled the check (db::FailureReason::kRecoveryConflict)
+                      // and it may run once more: the attempt is counted in its
+                      // errors but not recorded as its result
 };
 
 // Runs one check in a short transaction of its own, committed as soon as the

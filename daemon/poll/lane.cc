@@ -34,4 +34,8 @@ db::SessionSettings LaneSessionSettings(const config::Config& config, Lane lane)
   return settings;
 }
 
+const std::string& LaneDsn(const config::Config& config, Lane lane) {
+  return lane == Lane::kChecks ? config.ChecksDsn() : config.database.dsn;
+}
+
 }  // namespace seatwatch::poll

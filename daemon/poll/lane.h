@@ -33,4 +33,8 @@ std::vector<std::unique_ptr<checks::Check>> TakeLane(
 // [database] lock_timeout.
 db::SessionSettings LaneSessionSettings(const config::Config& config, Lane lane);
 
+// The DSN a lane connects with: kChecks [checks] dsn (else [database] dsn),
+// which may be a standby; kLocks always [database] dsn.
+const std::string& LaneDsn(const config::Config& config, Lane lane);
+
 }  // namespace seatwatch::poll
