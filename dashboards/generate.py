@@ -119,6 +119,14 @@ MODE_MAPPING = [{
 # incremental series exist only where [changes] is enabled.
 NO_FEED = "Incremental mode not configured"
 
+RECOVERY_MAPPING = [{
+    "type": "value",
+    "options": {
+        "0": {"color": "green", "index": 1, "text": "primary"},
+        "1": {"color": "blue", "index": 0, "text": "standby"},
+    },
+}]
+
 YES_NO_MAPPING = [{
     "type": "value",
     "options": {
@@ -803,6 +811,68 @@ def changes_row(lay):
     ), 8, 8)
 
 
+def standbys_row(lay):
+    lay.row("Standbys and failover")
+
+    lay.add(timeseries(
+        "Replica lag per lane",
+        "seatwatch_replica_lag_seconds: how late what each lane reads is. 0 on a primary and "
+        "on a standby that has replayed all it received (an idle primary is no lag); while "
+        "received WAL waits to be replayed, now() minus the last replayed commit's time. A "
+        "standby cut off from its primary reads 0 too. SeatwatchReplicaLagging warns above "
+        "60 s for 5m.",
+        "s",
+        [target(f"seatwatch_replica_lag_seconds{sel()}", "{{lane}} {{instance}}")],
+        thr=thresholds((None, "green"), (60, "orange")),
+        threshold_style="line",
+    ), 8, 8)
+
+    lay.add(state_timeline(
+        "In recovery per lane",
+        "seatwatch_database_in_recovery: whether each lane reads a standby "
+        "(pg_is_in_recovery()). The checks lane may ([checks] dsn); the locks lane should "
+        "not. 'cleanup': seatwatch_cleanup_in_recovery, a cleanup whose connection reaches a "
+        "standby frees nothing and waits. Gaps: the lane could not reach the database.",
+        targets(
+            (f"seatwatch_database_in_recovery{sel()}", "{{lane}} {{instance}}"),
+            (f"seatwatch_cleanup_in_recovery{sel()}", "cleanup {{instance}}"),
+        ),
+        RECOVERY_MAPPING,
+    ), 8, 8)
+
+    lay.add(timeseries(
+        "Timeline per lane",
+        "seatwatch_database_timeline: the timeline of the server each lane reads (0: "
+        "unknown, the role may not read pg_control_checkpoint()). A promotion raises it by "
+        "one; lanes on one database should agree once a failover is over.",
+        "none",
+        [target(f"seatwatch_database_timeline{sel()}", "{{lane}} {{instance}}")],
+    ), 8, 8)
+
+    lay.add(timeseries(
+        "Failovers",
+        "seatwatch_database_failovers_total: times a lane found the database on another "
+        "server (a higher timeline of the same system identifier, or another system "
+        "identifier), counted once per move. Each one is also marked on every panel "
+        "(annotation 'Database failover'). What to check after one: the runbook, 'After a "
+        "failover'.",
+        "short",
+        [target(f"increase(seatwatch_database_failovers_total{sel()}[{RATE}])", "{{instance}}")],
+    ), 12, 7)
+
+    lay.add(timeseries(
+        "Recovery conflicts by check",
+        "Check runs cancelled by a recovery conflict on a standby (seatwatch_check_errors_total "
+        "with reason recovery_conflict): replay waited max_standby_streaming_delay for the "
+        "check's query, then cancelled it. Each is run once more at once; only a second "
+        "conflict fails the check.",
+        "short",
+        [target("sum by (job, instance, check) (increase(seatwatch_check_errors_total%s[%s]))"
+                % (sel('reason="recovery_conflict"'), RATE), "{{check}} {{instance}}")],
+        stack=True,
+    ), 12, 7)
+
+
 def monitor_row(lay):
     lay.row("The monitor itself")
 
@@ -910,6 +980,27 @@ def monitor_row(lay):
 # Dashboard
 # ------------------------------------------------------------------------------------------
 
+# A mark on every panel where a lane found the database on another server. A fixed window
+# rather than $__rate_interval, which Grafana does not compute for annotation queries as it does
+# for panels: evaluated every `step`, a window of two steps sees every increase (a change
+# between the last sample before a window and the first inside it is in the next window), and
+# increase() ignores the counter's reset to 0 when seatwatch restarts.
+FAILOVER_ANNOTATION = {
+    "datasource": DATASOURCE,
+    "enable": True,
+    "expr": f"increase(seatwatch_database_failovers_total{sel()}[2m]) > 0",
+    "hide": False,
+    "iconColor": "red",
+    "name": "Database failover",
+    "step": "1m",
+    "tagKeys": "job,instance",
+    "textFormat": "seatwatch {{instance}} (job {{job}}): a lane found the database on another "
+                  "server (a promoted standby, or another cluster). Runbook: After a failover.",
+    "titleFormat": "Database failover",
+    "useValueForTime": False,
+}
+
+
 def query_variable(name, label, query):
     return {
         "allValue": None,
@@ -938,6 +1029,7 @@ def dashboard():
     locks_row(lay)
     holds_row(lay)
     changes_row(lay)
+    standbys_row(lay)
     monitor_row(lay)
     return {
         "annotations": {"list": [{
@@ -948,10 +1040,11 @@ def dashboard():
             "iconColor": "rgba(0, 211, 255, 1)",
             "name": "Annotations & Alerts",
             "type": "dashboard",
-        }]},
+        }, FAILOVER_ANNOTATION]},
         "description": "Booking invariants, inventory, lock waits, holds and cleanup of the "
                        "database watched by seatwatch, its change feed (incremental mode), "
-                       "and the health of seatwatch itself.",
+                       "the standbys it reads and the failovers it followed, and the health "
+                       "of seatwatch itself.",
         "editable": True,
         "fiscalYearStartMonth": 0,
         "graphTooltip": 1,
