@@ -844,7 +844,9 @@ def standbys_row(lay):
         "Timeline per lane",
         "seatwatch_database_timeline: the timeline of the server each lane reads (0: "
         "unknown, the role may not read pg_control_checkpoint()). A promotion raises it by "
-        "one; lanes on one database should agree once a failover is over.",
+        "one. Lanes on primaries should agree once a failover is over (a lower one: a lane "
+        "on the old primary, a split brain); a standby shows a new timeline only after its "
+        "next restartpoint.",
         "none",
         [target(f"seatwatch_database_timeline{sel()}", "{{lane}} {{instance}}")],
     ), 8, 8)
