@@ -73,8 +73,9 @@ std::string UsageText() {
          "  --log-level LEVEL  override log_level\n"
          "\n"
          "Environment: SEATWATCH_DSN overrides [database] dsn, SEATWATCH_CHANGES_DSN\n"
-         "[changes] dsn; libpq's PG* variables (PGHOST, PGPASSWORD, PGSSLMODE, ...)\n"
-         "apply as usual.\n"
+         "[changes] dsn, SEATWATCH_CHECKS_DSN [checks] dsn (where the checks lane reads:\n"
+         "a standby may serve it); libpq's PG* variables (PGHOST, PGPASSWORD, PGSSLMODE,\n"
+         "...) apply as usual.\n"
          "\n"
          "Exit codes: 0 fine; 1 --once found a violated invariant or a failing check;\n"
          "2 usage or config error; 3 --once could not reach the database.\n";

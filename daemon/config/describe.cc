@@ -1,5 +1,6 @@
 #include "config/describe.h"
 
+#include "config/validate.h"
 #include "db/dsn_mask.h"
 #include "http/tls_credentials.h"
 #include "util/duration.h"
@@ -29,6 +30,32 @@ std::vector<std::string> DescribeIncremental(const Config& config) {
     lines.push_back(std::string(section) + " " + query.name + ": incremental (key " + query.key +
                     "; tables " + tables + "; scoped_sql " + query.scoped_sql_path +
                     (query.expiry_column.empty() ? "" : "; expiry_column " + query.expiry_column) + ")");
+  }
+  return lines;
+}
+
+std::vector<std::string> DescribeLanes(const Config& config) {
+  std::vector<std::string> lines;
+  lines.push_back("checks lane: " + db::MaskDsn(config.ChecksDsn()) +
+                  (config.checks.dsn.empty() ? " (that of [database]; set [checks] dsn to read a standby)"
+                                             : " (may be a standby)"));
+  lines.push_back("locks lane, cleanup: " + db::MaskDsn(config.database.dsn) + " (needs the primary)");
+  return lines;
+}
+
+std::vector<std::string> LaneWarnings(const Config& config) {
+  std::vector<std::string> lines;
+  if (!config.checks.dsn.empty()) {
+    std::string attrs = TargetSessionAttrs(config.checks.dsn);
+    if (attrs == "read-write" || attrs == "primary") {
+      lines.push_back("warning: [checks] dsn has target_session_attrs=" + attrs +
+                      ": the checks lane will never use a standby");
+    }
+  }
+  std::string attrs = TargetSessionAttrs(config.database.dsn);
+  if (attrs == "standby" || attrs == "read-only" || attrs == "prefer-standby") {
+    lines.push_back("warning: [database] dsn has target_session_attrs=" + attrs +
+                    ": the cleanup and the change feed need the primary");
   }
   return lines;
 }

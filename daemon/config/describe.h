@@ -13,6 +13,17 @@ namespace seatwatch::config {
 // one per incremental entry. Any DSN is shown masked.
 std::vector<std::string> DescribeIncremental(const Config& config);
 
+// What --check-config says of where each lane reads, one line per DSN,
+// masked: "checks lane: <dsn> (may be a standby)" ("(that of [database]; ...)"
+// without [checks] dsn), then "locks lane, cleanup: <dsn> (needs the primary)".
+std::vector<std::string> DescribeLanes(const Config& config);
+
+// The target_session_attrs that defeat the topology, each as one line
+// "warning: ...": [checks] dsn with read-write or primary (the checks lane
+// will never use a standby), [database] dsn with standby, read-only or
+// prefer-standby (the cleanup and the change feed need the primary).
+std::vector<std::string> LaneWarnings(const Config& config);
+
 // One line for --check-config about [http]: plain HTTP or HTTPS (version,
 // the certificate's serial, subject and end of validity, client
 // certificates), and Basic auth (users, probes). Needs the TLS files read

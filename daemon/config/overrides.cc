@@ -19,6 +19,11 @@ void ApplyEnvironment(Config& config, const EnvLookup& env) {
     config.changes.dsn = *dsn;
     RequireUsableChangesDsn(config, Location{"SEATWATCH_CHANGES_DSN", 0, 0});
   }
+  // The checks lane's DSN (a standby's, say), kept out of the file likewise.
+  if (auto dsn = env("SEATWATCH_CHECKS_DSN"); dsn && !dsn->empty()) {
+    config.checks.dsn = *dsn;
+    RequireUsableChecksDsn(config, Location{"SEATWATCH_CHECKS_DSN", 0, 0});
+  }
 }
 
 EnvLookup ProcessEnvironment() {

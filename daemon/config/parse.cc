@@ -682,6 +682,16 @@ void ParseChanges(TableReader& reader, Config& config) {
   reader.RejectUnknownKeys();
 }
 
+// [checks]: where the checks lane reads (a standby may serve it).
+void ParseChecks(TableReader& reader, Config& config) {
+  config.checks.where = reader.TableWhere();
+  if (const toml::node* node = reader.Find("dsn")) {
+    config.checks.dsn = *reader.String("dsn");
+    RequireUsableChecksDsn(config, reader.Where(*node));
+  }
+  reader.RejectUnknownKeys();
+}
+
 void CheckUniqueNames(const Config& config) {
   static const std::set<std::string> kBuiltInChecks = {"locks", "holds", "cleanup"};
   std::set<std::string> checks;
@@ -773,6 +783,10 @@ Config ParseConfig(std::string_view toml_text, const std::string& path) {
   if (const toml::table* t = top.Table("changes")) {
     TableReader reader(*t, path, "changes");
     ParseChanges(reader, config);
+  }
+  if (const toml::table* t = top.Table("checks")) {
+    TableReader reader(*t, path, "checks");
+    ParseChecks(reader, config);
   }
   top.RejectUnknownKeys();
   CheckUniqueNames(config);

@@ -1,10 +1,13 @@
 #include "config/validate.h"
 
+#include <set>
 #include <stdexcept>
 #include <string>
 
 #include "config/config_error.h"
+#include "config/names.h"
 #include "db/conninfo.h"
+#include "db/libpq_options.h"
 
 namespace seatwatch::config {
 
@@ -13,6 +16,10 @@ namespace {
 // Far more than any list of hosts and options needs; keeps a pasted blob out
 // of libpq and out of every log line that names the DSN.
 constexpr size_t kMaxDsnLength = 8192;
+
+// The values libpq 14 and later accept.
+const std::set<std::string> kTargetSessionAttrs = {"any",     "read-write", "read-only",
+                                                   "primary", "standby",    "prefer-standby"};
 
 void RequireUsable(const std::string& dsn, const db::SessionSettings& settings, const std::string& key) {
   if (dsn.size() > kMaxDsnLength) {
@@ -25,6 +32,13 @@ void RequireUsable(const std::string& dsn, const db::SessionSettings& settings, 
     db::BuildConninfo(dsn, settings);
   } catch (const std::exception& e) {
     throw ConfigError(key + ": " + e.what());
+  }
+  // libpq checks the value only when it connects: a typo would keep the
+  // lane down with "not reachable" instead of failing the config.
+  std::string attrs = TargetSessionAttrs(dsn);
+  if (!attrs.empty() && !kTargetSessionAttrs.count(attrs)) {
+    throw ConfigError(key + ": target_session_attrs " + Printable(attrs.substr(0, 64)) +
+                      " is not one of any, read-write, read-only, primary, standby, prefer-standby");
   }
 }
 
@@ -58,6 +72,21 @@ void RequireUsableChangesDsn(const Config& config, const Location& where) {
   settings.application_name += "-changes";
   settings.statement_timeout = config.changes.statement_timeout;
   RequireUsable(config.changes.dsn, settings, where.Describe("changes.dsn"));
+}
+
+void RequireUsableChecksDsn(const Config& config, const Location& where) {
+  if (config.checks.dsn.empty()) return;
+  // The checks lane's session: [database]'s settings as they are.
+  RequireUsable(config.checks.dsn, SettingsOf(config.database), where.Describe("checks.dsn"));
+}
+
+std::string TargetSessionAttrs(const std::string& dsn) {
+  db::LibpqOptions options = db::ParseLibpqOptions(dsn);
+  if (!options) return "";
+  for (const PQconninfoOption* option = options.get(); option->keyword; ++option) {
+    if (std::string(option->keyword) == "target_session_attrs" && option->val) return option->val;
+  }
+  return "";
 }
 
 void RequireChangesConsumer(const Config& config) {

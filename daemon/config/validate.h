@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "config/config.h"
 
 namespace seatwatch::config {
@@ -22,6 +24,16 @@ void RequireUsableDsn(const DatabaseConfig& database, const Location& where);
 // The same for [changes] dsn (or SEATWATCH_CHANGES_DSN), as the slot session
 // will use it; nothing to check when it is empty ([database] dsn is used).
 void RequireUsableChangesDsn(const Config& config, const Location& where);
+
+// The same for [checks] dsn (or SEATWATCH_CHECKS_DSN), as the checks lane's
+// session will use it; nothing to check when it is empty ([database] dsn is
+// used).
+void RequireUsableChecksDsn(const Config& config, const Location& where);
+
+// libpq's target_session_attrs of `dsn` as written (PQconninfoParse: a
+// PGTARGETSESSIONATTRS default is not applied); empty when the DSN gives
+// none or does not parse.
+std::string TargetSessionAttrs(const std::string& dsn);
 
 // `[changes] enabled = true` needs an entry that reads the feed: without one
 // the slot would pin WAL on the primary for nothing. (An incremental entry

@@ -1,0 +1,226 @@
+// The [checks] table: where the checks lane reads (a standby may serve it),
+// read as strictly as every other table, its DSN validated like [changes]
+// dsn, SEATWATCH_CHECKS_DSN, and what --check-config says of each lane.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "config/config_error.h"
+#include "config/describe.h"
+#include "config/overrides.h"
+#include "config/parse.h"
+#include "support/test_config.h"
+
+namespace seatwatch::config {
+namespace {
+
+constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
+
+std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
+
+EnvLookup Env(std::map<std::string, std::string> values) {
+  return [values](const std::string& name) -> std::optional<std::string> {
+    auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+std::string EnvErrorOf(Config config, const std::map<std::string, std::string>& values) {
+  try {
+    ApplyEnvironment(config, Env(values));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kStandby =
+    "host=db2,db1 port=5433,5432 dbname=booking user=seatwatch target_session_attrs=prefer-standby";
+
+TEST(ChecksDsnConfigTest, EmptyByDefaultSoTheChecksLaneReadsTheDatabaseDsn) {
+  Config config = ParseConfig("", kPath);
+  EXPECT_EQ(config.checks.dsn, "");
+  EXPECT_EQ(config.checks.where.line, 0);
+  EXPECT_EQ(config.ChecksDsn(), "postgresql:///booking");
+  Config moved = ParseConfig("[database]\ndsn = \"host=primary dbname=booking\"\n", kPath);
+  EXPECT_EQ(moved.ChecksDsn(), "host=primary dbname=booking");
+  // An empty table, or an empty dsn, is the same.
+  Config empty = ParseConfig("[checks]\n", kPath);
+  EXPECT_EQ(empty.checks.where.line, 1);
+  EXPECT_EQ(empty.ChecksDsn(), "postgresql:///booking");
+  EXPECT_EQ(ParseConfig("[checks]\ndsn = \"\"\n", kPath).ChecksDsn(), "postgresql:///booking");
+}
+
+TEST(ChecksDsnConfigTest, ParsesTheDsnAndKeepsTheOtherLanesOnTheDatabaseDsn) {
+  Config config = ParseConfig("[database]\ndsn = \"host=db1,db2 dbname=booking target_session_attrs=read-write\"\n"
+                              "\n[checks]\ndsn = \"" + kStandby + "\"\n",
+                              kPath);
+  EXPECT_EQ(config.checks.dsn, kStandby);
+  EXPECT_EQ(config.ChecksDsn(), kStandby);
+  EXPECT_EQ(config.checks.where.line, 4);
+  EXPECT_EQ(config.database.dsn, "host=db1,db2 dbname=booking target_session_attrs=read-write");
+  EXPECT_EQ(config.ChangesDsn(), config.database.dsn);
+  // A URI works as well.
+  EXPECT_EQ(ParseConfig("[checks]\ndsn = \"postgresql://db2,db1/booking?target_session_attrs=any\"\n", kPath)
+                .ChecksDsn(),
+            "postgresql://db2,db1/booking?target_session_attrs=any");
+}
+
+TEST(ChecksDsnConfigTest, UnknownKeysAndWrongTypesNameFileLineAndKey) {
+  EXPECT_EQ(ErrorOf("[checks]\ndsm = \"host=standby\"\n"),
+            "/etc/seatwatch/seatwatch.toml:2:1: checks.dsm: unknown key");
+  EXPECT_EQ(ErrorOf("[checks]\ndsn = \"host=standby\"\nenabled = true\n"),
+            "/etc/seatwatch/seatwatch.toml:3:1: checks.enabled: unknown key");
+  EXPECT_EQ(ErrorOf("[checks]\ndsn = 5\n"), "/etc/seatwatch/seatwatch.toml:2:7: checks.dsn: must be a string");
+  EXPECT_EQ(ErrorOf("checks = \"host=standby\"\n"),
+            "/etc/seatwatch/seatwatch.toml:1:10: checks: must be a table");
+}
+
+TEST(ChecksDsnConfigTest, DsnMustParseAndNeverShowsItsPassword) {
+  std::string error = ErrorOf("\n[checks]\ndsn = \"host='unterminated password=hunter2\"\n");
+  EXPECT_EQ(error.rfind("/etc/seatwatch/seatwatch.toml:3:7: checks.dsn: cannot parse database DSN", 0), 0u)
+      << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  error = ErrorOf("[checks]\ndsn = \"host=standby bogus_option=hunter2\"\n");
+  EXPECT_EQ(error.rfind("/etc/seatwatch/seatwatch.toml:2:7: checks.dsn: ", 0), 0u) << error;
+  EXPECT_EQ(ErrorOf("[checks]\ndsn = \"" + std::string(8193, 'a') + "\"\n"),
+            "/etc/seatwatch/seatwatch.toml:2:7: checks.dsn: is 8193 characters long; at most 8192");
+}
+
+TEST(ChecksDsnConfigTest, TargetSessionAttrsMustBeOneLibpqKnows) {
+  // libpq would refuse it only when connecting: the lane would stay down.
+  EXPECT_EQ(ErrorOf("[checks]\ndsn = \"host=a,b target_session_attrs=prefer_standby\"\n"),
+            "/etc/seatwatch/seatwatch.toml:2:7: checks.dsn: target_session_attrs \"prefer_standby\" is not "
+            "one of any, read-write, read-only, primary, standby, prefer-standby");
+  EXPECT_EQ(ErrorOf("[database]\ndsn = \"host=a,b target_session_attrs=Read-Write\"\n"),
+            "/etc/seatwatch/seatwatch.toml:2:7: database.dsn: target_session_attrs \"Read-Write\" is not "
+            "one of any, read-write, read-only, primary, standby, prefer-standby");
+  for (const char* attrs : {"any", "read-write", "read-only", "primary", "standby", "prefer-standby"}) {
+    std::string dsn = std::string("host=a,b target_session_attrs=") + attrs;
+    EXPECT_EQ(ParseConfig("[checks]\ndsn = \"" + dsn + "\"\n", kPath).checks.dsn, dsn);
+    EXPECT_EQ(ParseConfig("[database]\ndsn = \"" + dsn + "\"\n", kPath).database.dsn, dsn);
+  }
+}
+
+TEST(ChecksDsnConfigTest, EnvironmentOverridesTheDsn) {
+  Config config = ParseConfig("[checks]\ndsn = \"host=file\"\n", kPath);
+  ApplyEnvironment(config, Env({{"SEATWATCH_CHECKS_DSN", "host=standby user=reader password=hunter2"}}));
+  EXPECT_EQ(config.checks.dsn, "host=standby user=reader password=hunter2");
+  EXPECT_EQ(config.ChecksDsn(), "host=standby user=reader password=hunter2");
+  // SEATWATCH_DSN moves the other lanes only; the checks lane keeps its own.
+  ApplyEnvironment(config, Env({{"SEATWATCH_DSN", "host=primary"}}));
+  EXPECT_EQ(config.database.dsn, "host=primary");
+  EXPECT_EQ(config.ChecksDsn(), "host=standby user=reader password=hunter2");
+  // Without [checks] in the file too.
+  Config plain = ParseConfig("", kPath);
+  ApplyEnvironment(plain, Env({{"SEATWATCH_CHECKS_DSN", "host=standby"}}));
+  EXPECT_EQ(plain.ChecksDsn(), "host=standby");
+  // Empty is unset, as for SEATWATCH_DSN.
+  Config unset = ParseConfig("", kPath);
+  ApplyEnvironment(unset, Env({{"SEATWATCH_CHECKS_DSN", ""}, {"SEATWATCH_DSN", "host=primary"}}));
+  EXPECT_EQ(unset.checks.dsn, "");
+  EXPECT_EQ(unset.ChecksDsn(), "host=primary");
+}
+
+TEST(ChecksDsnConfigTest, EnvironmentDsnErrorsNameTheVariable) {
+  std::string error =
+      EnvErrorOf(ParseConfig("", kPath), {{"SEATWATCH_CHECKS_DSN", "host='unterminated password=hunter2"}});
+  EXPECT_EQ(error.rfind("SEATWATCH_CHECKS_DSN: checks.dsn: cannot parse database DSN", 0), 0u) << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  EXPECT_EQ(EnvErrorOf(ParseConfig("", kPath), {{"SEATWATCH_CHECKS_DSN", "host=a target_session_attrs=replica"}}),
+            "SEATWATCH_CHECKS_DSN: checks.dsn: target_session_attrs \"replica\" is not one of any, read-write, "
+            "read-only, primary, standby, prefer-standby");
+}
+
+TEST(ChecksDsnConfigTest, CheckConfigNamesEachLanesDsnMasked) {
+  Config config = ParseConfig("[database]\ndsn = \"host=db1,db2 user=seatwatch password=hunter2 "
+                              "target_session_attrs=read-write\"\n[checks]\ndsn = \"postgresql://reader:s3cret@db2,"
+                              "db1/booking?target_session_attrs=prefer-standby\"\n",
+                              kPath);
+  std::vector<std::string> lines = DescribeLanes(config);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "checks lane: host=db2,db1 port=, dbname=booking user=reader password=**** "
+            "target_session_attrs=prefer-standby (may be a standby)");
+  EXPECT_EQ(lines[1],
+            "locks lane, cleanup: host=db1,db2 user=seatwatch password=**** target_session_attrs=read-write "
+            "(needs the primary)");
+  for (const auto& line : lines) {
+    EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
+    EXPECT_EQ(line.find("s3cret"), std::string::npos) << line;
+  }
+  EXPECT_TRUE(LaneWarnings(config).empty());
+
+  // Without [checks] dsn the checks lane reads [database] dsn, and says so.
+  Config shared = ParseConfig("[database]\ndsn = \"host=db1 password=hunter2\"\n", kPath);
+  lines = DescribeLanes(shared);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "checks lane: host=db1 password=**** (that of [database]; set [checks] dsn to read a standby)");
+  EXPECT_EQ(lines[1], "locks lane, cleanup: host=db1 password=**** (needs the primary)");
+  EXPECT_TRUE(LaneWarnings(shared).empty());
+
+  // The environment's DSN is the one shown, masked.
+  Config env = ParseConfig("", kPath);
+  ApplyEnvironment(env, Env({{"SEATWATCH_CHECKS_DSN", "host=standby password=hunter2"}}));
+  EXPECT_EQ(DescribeLanes(env)[0], "checks lane: host=standby password=**** (may be a standby)");
+}
+
+TEST(ChecksDsnConfigTest, WarnsWhenTheChecksLaneCanNeverUseAStandby) {
+  for (const char* attrs : {"read-write", "primary"}) {
+    Config config =
+        ParseConfig(std::string("[checks]\ndsn = \"host=db2,db1 target_session_attrs=") + attrs + "\"\n", kPath);
+    std::vector<std::string> warnings = LaneWarnings(config);
+    ASSERT_EQ(warnings.size(), 1u) << attrs;
+    EXPECT_EQ(warnings[0], std::string("warning: [checks] dsn has target_session_attrs=") + attrs +
+                               ": the checks lane will never use a standby");
+  }
+  for (const char* attrs : {"any", "read-only", "standby", "prefer-standby"}) {
+    Config config =
+        ParseConfig(std::string("[checks]\ndsn = \"host=db2,db1 target_session_attrs=") + attrs + "\"\n", kPath);
+    EXPECT_TRUE(LaneWarnings(config).empty()) << attrs;
+  }
+  // Without [checks] dsn the checks lane shares [database]'s: read-write
+  // there is right, not a warning.
+  EXPECT_TRUE(
+      LaneWarnings(ParseConfig("[database]\ndsn = \"host=a,b target_session_attrs=read-write\"\n", kPath)).empty());
+}
+
+TEST(ChecksDsnConfigTest, WarnsWhenTheDatabaseDsnMayReachAStandby) {
+  for (const char* attrs : {"standby", "read-only", "prefer-standby"}) {
+    Config config =
+        ParseConfig(std::string("[database]\ndsn = \"postgresql://u:hunter2@a,b/booking?target_session_attrs=") +
+                        attrs + "\"\n",
+                    kPath);
+    std::vector<std::string> warnings = LaneWarnings(config);
+    ASSERT_EQ(warnings.size(), 1u) << attrs;
+    EXPECT_EQ(warnings[0], std::string("warning: [database] dsn has target_session_attrs=") + attrs +
+                               ": the cleanup and the change feed need the primary");
+  }
+  for (const char* attrs : {"any", "read-write", "primary"}) {
+    Config config =
+        ParseConfig(std::string("[database]\ndsn = \"host=a,b target_session_attrs=") + attrs + "\"\n", kPath);
+    EXPECT_TRUE(LaneWarnings(config).empty()) << attrs;
+  }
+  // Both at once, checks first.
+  Config both = ParseConfig(
+      "[database]\ndsn = \"host=a,b target_session_attrs=standby\"\n"
+      "[checks]\ndsn = \"host=b,a target_session_attrs=primary\"\n",
+      kPath);
+  std::vector<std::string> warnings = LaneWarnings(both);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0].rfind("warning: [checks] dsn", 0), 0u) << warnings[0];
+  EXPECT_EQ(warnings[1].rfind("warning: [database] dsn", 0), 0u) << warnings[1];
+}
+
+TEST(ChecksDsnConfigTest, HelpMentionsTheVariable) {
+  EXPECT_NE(cli::UsageText().find("SEATWATCH_CHECKS_DSN"), std::string::npos) << cli::UsageText();
+}
+
+}  // namespace
+}  // namespace seatwatch::config
