@@ -31,7 +31,10 @@ void CleanupMetrics::Configure(const config::CleanupConfig& config) {
   enabled_ = config.enabled;
   dry_run_ = config.dry_run;
   interval_seconds_ = util::ToSeconds(config.interval);
-  if (!enabled_) leader_ = false;
+  if (!enabled_) {
+    leader_ = false;
+    in_recovery_ = false;
+  }
 }
 
 void CleanupMetrics::ObserveBatch(BatchResult result, double seconds) {
@@ -49,6 +52,11 @@ std::vector<prometheus::MetricFamily> CleanupMetrics::Families() const {
       "seatwatch_cleanup_leader",
       "1 if this instance holds the cleanup leader lock (only the leader frees holds), 0 if not.",
       leader_ ? 1 : 0));
+  out.push_back(metrics::SingleGauge(
+      "seatwatch_cleanup_in_recovery",
+      "1 while the cleanup's connection reaches a standby (pg_is_in_recovery()): it frees "
+      "nothing and waits for a primary; 0 on a primary, or before the first answer.",
+      in_recovery_ ? 1 : 0));
   out.push_back(metrics::SingleGauge("seatwatch_cleanup_interval_seconds",
                                      "The configured [cleanup] interval between runs, in seconds.",
                                      interval_seconds_));
@@ -93,6 +101,7 @@ CleanupStatus CleanupMetrics::Status() const {
   status.enabled = enabled_;
   status.dry_run = dry_run_;
   status.leader = leader_;
+  status.in_recovery = in_recovery_;
   status.interval_seconds = interval_seconds_;
   status.freed = freed_;
   status.batches_ok = batches(BatchResult::kOk);

@@ -22,6 +22,7 @@ const char* BatchResultLabel(BatchResult result);
 // The cleanup's own series:
 //   seatwatch_cleanup_enabled                          gauge
 //   seatwatch_cleanup_leader                           gauge
+//   seatwatch_cleanup_in_recovery                      gauge
 //   seatwatch_cleanup_interval_seconds                 gauge
 //   seatwatch_cleanup_freed_total                      counter
 //   seatwatch_cleanup_batches_total{result}            counter (ok, lock_timeout, error)
@@ -41,6 +42,8 @@ class CleanupMetrics {
   // On reload: takes the new enabled flag and interval, keeps the counters.
   void Configure(const config::CleanupConfig& config);
   void SetLeader(bool leader) { leader_ = leader; }
+  // What the last run found: the cleanup's connection reaches a standby.
+  void SetInRecovery(bool in_recovery) { in_recovery_ = in_recovery; }
   void AddFreed(std::uint64_t count) { freed_ += count; }
   void ObserveBatch(BatchResult result, double seconds);
   void SetLastSuccess(double unix_seconds) { last_success_unix_ = unix_seconds; }
@@ -49,6 +52,7 @@ class CleanupMetrics {
                   std::string error);
 
   bool leader() const { return leader_; }
+  bool in_recovery() const { return in_recovery_; }
   std::uint64_t freed() const { return freed_; }
   std::uint64_t batches(BatchResult result) const { return batches_[static_cast<size_t>(result)]; }
 
@@ -61,6 +65,7 @@ class CleanupMetrics {
   bool dry_run_ = false;
   double interval_seconds_ = 0;
   bool leader_ = false;
+  bool in_recovery_ = false;
   std::uint64_t freed_ = 0;
   std::array<std::uint64_t, 3> batches_{};
   metrics::HistogramData durations_;

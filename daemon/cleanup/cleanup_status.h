@@ -12,6 +12,9 @@ struct CleanupStatus {
   bool enabled = false;
   bool dry_run = false;
   bool leader = false;
+  // The cleanup's connection reaches a standby (in recovery): it frees
+  // nothing and waits; leader is false meanwhile.
+  bool in_recovery = false;
   double interval_seconds = 0;
   std::uint64_t freed = 0;  // since the process started
   std::uint64_t batches_ok = 0;

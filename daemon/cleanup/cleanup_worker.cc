@@ -5,6 +5,7 @@
 #include <pqxx/except>
 
 #include "cleanup/backoff_policy.h"
+#include "cleanup/recovery_probe.h"
 #include "util/duration.h"
 #include "util/log.h"
 
@@ -92,6 +93,19 @@ void CleanupWorker::SetLeader(bool leader) {
   metrics_.SetLeader(leader);
 }
 
+void CleanupWorker::NoteRecovery(bool in_recovery) {
+  if (in_recovery && !announced_recovery_) {
+    log::Warn("cleanup: the database is a standby (in recovery); holds are freed only on the "
+              "primary, waiting",
+              {{"dsn", session_.masked_dsn()},
+               {"retry_every", util::FormatDuration(config_.interval)}});
+  } else if (!in_recovery && announced_recovery_) {
+    log::Info("cleanup: the database is a primary now; cleanup resumes");
+  }
+  announced_recovery_ = in_recovery;
+  metrics_.SetInRecovery(in_recovery);
+}
+
 pqxx::connection& CleanupWorker::LiveConnection() {
   pqxx::connection* connection = &session_.Connection();
   // libpq learns that the server closed an idle connection (a terminated
@@ -125,14 +139,22 @@ bool CleanupWorker::RunOnce() {
     SetLeader(false);
     return false;
   }
+  // First whether the server is a standby (on every run: a promotion flips
+  // it on this very connection), then the lock; both under one watchdog.
+  bool in_recovery = false;
   bool leader = false;
+  const char* failed_step = "cleanup: cannot ask whether the database is a standby";
   auto limit = config_.statement_timeout + kWatchdogMargin;
   watchdog_.Arm(session_.shared_connection(), limit, limit);
   try {
-    leader = leader_.Ensure(*connection);
+    in_recovery = InRecovery(*connection);
+    if (!in_recovery) {
+      failed_step = "cleanup: cannot check the leader lock";
+      leader = leader_.Ensure(*connection);
+    }
   } catch (const std::exception& e) {
     bool gave_up = watchdog_.Disarm();
-    log::Warn("cleanup: cannot check the leader lock",
+    log::Warn(failed_step,
               {{"error", gave_up ? "no answer within statement_timeout plus a margin; "
                                    "connection dropped"
                                  : OneLine(e.what())}});
@@ -144,6 +166,15 @@ bool CleanupWorker::RunOnce() {
   if (watchdog_.Disarm()) {
     // Answered just as the watchdog gave up: the connection is being dropped.
     DropConnection();
+    SetLeader(false);
+    return false;
+  }
+  NoteRecovery(in_recovery);
+  if (in_recovery) {
+    // Not the leader, and not a failure either: nothing to free here, and no
+    // reason to back off. The lock is never asked for on a standby (it could
+    // be taken there, uselessly: a standby writes nothing).
+    announced_standby_ = false;
     SetLeader(false);
     return false;
   }

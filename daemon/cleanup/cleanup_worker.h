@@ -23,7 +23,9 @@ namespace seatwatch::cleanup {
 db::SessionSettings CleanupSessionSettings(const config::Config& config);
 
 // Runs hold cleanup on its own thread and its own database session, apart
-// from the poller: every interval it makes sure it is the leader (see
+// from the poller: every interval it asks whether the database is a standby
+// (then it frees nothing, is not the leader, and waits without backing off:
+// seatwatch_cleanup_in_recovery 1), else makes sure it is the leader (see
 // CleanupLeader) and, if it is, runs HoldCleanup; after a run with a failed
 // batch it backs off (BackoffPolicy). Without a connection it is not the
 // leader and tries again next interval. Logs one line per run (at debug
@@ -68,6 +70,8 @@ class CleanupWorker {
   // of the run failed (the next run then backs off).
   bool RunOnce();
   void SetLeader(bool leader);
+  // Records what pg_is_in_recovery() said; logs once per change.
+  void NoteRecovery(bool in_recovery);
   // After the watchdog gave up: closes the session (the server then drops
   // the leader lock with the backend) and says so.
   void DropConnection();
@@ -80,7 +84,8 @@ class CleanupWorker {
   CleanupMetrics metrics_;
   std::shared_ptr<PublishedText> out_;
   StopSignal stop_;
-  bool announced_standby_ = false;
+  bool announced_standby_ = false;   // another instance leads: said once
+  bool announced_recovery_ = false;  // the database is a standby: said once
   db::StatementWatchdog watchdog_{"cleanup"};
   std::mutex finished_mutex_;
   std::condition_variable finished_wake_;

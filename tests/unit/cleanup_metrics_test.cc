@@ -25,6 +25,8 @@ TEST(CleanupMetricsTest, EveryFamilyFromTheStart) {
   std::string text = CleanupMetrics(Enabled()).Render();
   EXPECT_TRUE(Has(text, "seatwatch_cleanup_enabled 1")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_cleanup_leader 0")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_cleanup_in_recovery 0")) << text;
+  EXPECT_TRUE(Has(text, "# TYPE seatwatch_cleanup_in_recovery gauge")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_cleanup_interval_seconds 30")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_cleanup_freed_total 0")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_cleanup_batches_total{result=\"ok\"} 0")) << text;
@@ -43,6 +45,19 @@ TEST(CleanupMetricsTest, DisabledStillExportsEnabledAndLeaderZero) {
   std::string text = metrics.Render();
   EXPECT_TRUE(Has(text, "seatwatch_cleanup_enabled 0")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_cleanup_leader 0")) << text;
+}
+
+TEST(CleanupMetricsTest, InRecoveryInTheGaugeAndTheStatusUntilDisabled) {
+  CleanupMetrics metrics(Enabled());
+  metrics.SetInRecovery(true);
+  EXPECT_TRUE(Has(metrics.Render(), "seatwatch_cleanup_in_recovery 1")) << metrics.Render();
+  EXPECT_TRUE(metrics.Status().in_recovery);
+  metrics.SetInRecovery(false);
+  EXPECT_TRUE(Has(metrics.Render(), "seatwatch_cleanup_in_recovery 0")) << metrics.Render();
+  EXPECT_FALSE(metrics.Status().in_recovery);
+  metrics.SetInRecovery(true);
+  metrics.Configure(config::CleanupConfig{});  // disabled: no connection, nothing known
+  EXPECT_TRUE(Has(metrics.Render(), "seatwatch_cleanup_in_recovery 0")) << metrics.Render();
 }
 
 TEST(CleanupMetricsTest, CountsBatchesFreedAndDurations) {
