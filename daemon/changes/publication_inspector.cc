@@ -63,6 +63,14 @@ FeedVerdict InspectPublication(pqxx::connection& connection, const std::string& 
                                const std::map<std::string, std::string>& tables) {
   FeedVerdict verdict;
   pqxx::nontransaction tx(connection, "changes_inspect");
+  // First: a standby's own wal_level, role and publication all look right
+  // (they are the primary's, replayed), yet PostgreSQL 15 refuses to create
+  // a logical slot during recovery. Off then; the feed inspects again on a
+  // later drain (a new session), so it comes up by itself after a promotion.
+  if (tx.exec1("SELECT pg_is_in_recovery()")[0].as<bool>()) {
+    verdict.off_reason = kStandbyOffReason;
+    return verdict;
+  }
   std::string wal_level = tx.exec1("SHOW wal_level")[0].c_str();
   if (wal_level != "logical") {
     verdict.off_reason = "wal_level is " + wal_level +

@@ -25,7 +25,13 @@ struct FeedVerdict {
   std::string Describe() const;
 };
 
-// Reads wal_level, the role's REPLICATION attribute, the publication (its
+// The off reason on a server in recovery (a streaming standby).
+inline constexpr const char* kStandbyOffReason =
+    "the server is a standby (in recovery): PostgreSQL 15 decodes changes only on the primary; "
+    "point [changes] dsn (or [database] dsn) at the primary";
+
+// Asks first whether the server is in recovery (then off: kStandbyOffReason),
+// then reads wal_level, the role's REPLICATION attribute, the publication (its
 // operations, its tables and their column lists) and each watched table's
 // replica identity. `tables` is watched table -> key column; a plain name
 // matches a relation of that name in any schema, "schema.name" exactly.
