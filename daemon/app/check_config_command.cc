@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include <pqxx/connection>
+#include <pqxx/nontransaction>
 #include <pqxx/transaction>
 
 #include "app/commands.h"
@@ -8,16 +9,54 @@
 #include "checks/holds_check.h"
 #include "checks/query_entry.h"
 #include "config/describe.h"
-#include "db/savepoint.h"
 #include "db/conninfo.h"
+#include "db/savepoint.h"
 #include "db/rows.h"
 #include "metrics/row_mapping.h"
 
 namespace seatwatch::app {
 
+namespace {
+
+// pg_is_in_recovery() of the server behind `connection`.
+bool InRecovery(pqxx::connection& connection) {
+  pqxx::nontransaction tx(connection, "role");
+  return tx.exec1("SELECT pg_is_in_recovery()")[0].as<bool>();
+}
+
+const char* Role(bool in_recovery) { return in_recovery ? "a standby (in recovery)" : "a primary"; }
+
+// What the locks lane and the cleanup reach: they need the primary.
+void SayPrimaryLanes(bool in_recovery, const std::string& lanes) {
+  if (in_recovery) {
+    std::cout << "warning: " << lanes
+              << " reach a standby (in recovery): the cleanup frees nothing and the change feed is "
+                 "off there; point [database] dsn at the primary\n";
+  } else {
+    std::cout << lanes << " reach a primary\n";
+  }
+}
+
+// With its own [checks] dsn, the checks lane's connection says nothing of
+// [database] dsn's server: connect there too.
+void CheckPrimaryLanes(const config::Config& config, const db::SessionSettings& settings) {
+  const std::string& dsn = config.database.dsn;
+  try {
+    pqxx::connection connection(db::BuildConninfo(dsn, settings));
+    SayPrimaryLanes(InRecovery(connection), "locks lane, cleanup");
+  } catch (const std::exception& e) {
+    std::cout << "database " << db::MaskDsn(dsn) << " (locks lane, cleanup) not reachable: "
+              << db::ScrubDsnSecrets(e.what(), dsn) << "\n";
+  }
+}
+
+}  // namespace
+
 int CheckConfigCommand(const config::Config& config) {
   std::cout << config.path << ": syntax and values OK (" << config.queries.size()
             << " query entries)\n";
+  for (const auto& line : config::DescribeLanes(config)) std::cout << line << "\n";
+  for (const auto& line : config::LaneWarnings(config)) std::cout << line << "\n";
   for (const auto& line : config::DescribeIncremental(config)) std::cout << line << "\n";
   std::cout << config::DescribeHttp(config) << "\n";
   // From the database: why incremental mode is off (wal_level, REPLICATION,
@@ -28,24 +67,42 @@ int CheckConfigCommand(const config::Config& config) {
   settings.connect_timeout = config.database.connect_timeout;
   settings.statement_timeout = config.database.statement_timeout;
   settings.lock_timeout = config.database.lock_timeout;
-  // The config's DSN was proved usable when it was loaded; a DSN libpq
-  // cannot parse is still a config error here, never "not reachable".
+  // The entries and [holds] run on the checks lane: their columns are
+  // proved where that lane reads ([checks] dsn, else [database] dsn). The
+  // config's DSN was proved usable when it was loaded; a DSN libpq cannot
+  // parse is still a config error here, never "not reachable".
+  const std::string& dsn = config.ChecksDsn();
+  const char* key = config.checks.dsn.empty() ? "database.dsn" : "checks.dsn";
   std::string conninfo;
   try {
-    conninfo = db::BuildConninfo(config.database.dsn, settings);
+    conninfo = db::BuildConninfo(dsn, settings);
   } catch (const std::exception& e) {
-    std::cerr << "seatwatch: database.dsn: " << e.what() << "\n";
+    std::cerr << "seatwatch: " << key << ": " << e.what() << "\n";
     return 2;
   }
   std::unique_ptr<pqxx::connection> connection;
   try {
     connection = std::make_unique<pqxx::connection>(conninfo);
   } catch (const std::exception& e) {
-    std::cout << "database " << db::MaskDsn(config.database.dsn)
-              << " not reachable; query columns not verified: "
-              << db::ScrubDsnSecrets(e.what(), config.database.dsn) << "\n";
+    std::cout << "database " << db::MaskDsn(dsn)
+              << (config.checks.dsn.empty() ? "" : " (checks lane)")
+              << " not reachable; query columns not verified: " << db::ScrubDsnSecrets(e.what(), dsn)
+              << "\n";
+    if (!config.checks.dsn.empty() && config.checks.dsn != config.database.dsn) {
+      CheckPrimaryLanes(config, settings);
+    }
     return 0;
   }
+  bool shared = config.checks.dsn.empty() || config.checks.dsn == config.database.dsn;
+  try {
+    bool in_recovery = InRecovery(*connection);
+    std::cout << "checks lane reaches " << Role(in_recovery) << "\n";
+    if (shared) SayPrimaryLanes(in_recovery, "locks lane, cleanup");
+  } catch (const std::exception& e) {
+    std::cout << "checks lane: cannot tell a primary from a standby: " << db::ScrubDsnSecrets(e.what(), dsn)
+              << "\n";
+  }
+  if (!shared) CheckPrimaryLanes(config, settings);
   int problems = 0;
   pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(*connection, "seatwatch_verify");
   for (const auto& entry : config.queries) {

@@ -1,11 +1,31 @@
 #include "config/describe.h"
 
 #include "config/validate.h"
+#include "db/conninfo.h"
 #include "db/dsn_mask.h"
 #include "http/tls_credentials.h"
 #include "util/duration.h"
 
 namespace seatwatch::config {
+
+namespace {
+
+// Whether a read-only lane's session built from `dsn` starts with
+// default_transaction_read_only=on, as BuildConninfo sets it (or the DSN's
+// own options do): libpq (14 and later) then counts every server, the
+// primary too, as read-only.
+bool StartsReadOnly(const std::string& dsn, const DatabaseConfig& database) {
+  db::SessionSettings settings;
+  settings.application_name = database.application_name;
+  settings.read_only = true;
+  try {
+    return db::BuildConninfo(dsn, settings).find("default_transaction_read_only=on") != std::string::npos;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> DescribeIncremental(const Config& config) {
   std::vector<std::string> lines;
@@ -45,17 +65,32 @@ std::vector<std::string> DescribeLanes(const Config& config) {
 
 std::vector<std::string> LaneWarnings(const Config& config) {
   std::vector<std::string> lines;
+  auto warn = [&lines](const std::string& table, const std::string& attrs, const std::string& why) {
+    lines.push_back("warning: [" + table + "] dsn has target_session_attrs=" + attrs + ": " + why);
+  };
   if (!config.checks.dsn.empty()) {
     std::string attrs = TargetSessionAttrs(config.checks.dsn);
-    if (attrs == "read-write" || attrs == "primary") {
-      lines.push_back("warning: [checks] dsn has target_session_attrs=" + attrs +
-                      ": the checks lane will never use a standby");
+    if (attrs == "read-write" && StartsReadOnly(config.checks.dsn, config.database)) {
+      warn("checks", attrs,
+           "the checks lane never connects (its sessions start read-only, default_transaction_read_only=on, "
+           "and libpq's read-write test refuses them); use prefer-standby to read a standby");
+    } else if (attrs == "read-write" || attrs == "primary") {
+      warn("checks", attrs, "the checks lane will never use a standby");
+    } else if (attrs == "read-only" && StartsReadOnly(config.checks.dsn, config.database)) {
+      warn("checks", attrs,
+           "libpq takes the primary as well for the checks lane's read-only sessions; use prefer-standby "
+           "or standby to read a standby");
     }
   }
   std::string attrs = TargetSessionAttrs(config.database.dsn);
   if (attrs == "standby" || attrs == "read-only" || attrs == "prefer-standby") {
-    lines.push_back("warning: [database] dsn has target_session_attrs=" + attrs +
-                    ": the cleanup and the change feed need the primary");
+    warn("database", attrs, "the cleanup and the change feed need the primary");
+  } else if (attrs == "read-write" && StartsReadOnly(config.database.dsn, config.database)) {
+    warn("database", attrs,
+         std::string(config.checks.dsn.empty() ? "the locks lane and the checks lane never connect (their"
+                                               : "the locks lane never connects (its") +
+             " sessions start read-only, default_transaction_read_only=on, and libpq's read-write test "
+             "refuses them); use target_session_attrs=primary");
   }
   return lines;
 }

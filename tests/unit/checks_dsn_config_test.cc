@@ -57,13 +57,13 @@ TEST(ChecksDsnConfigTest, EmptyByDefaultSoTheChecksLaneReadsTheDatabaseDsn) {
 }
 
 TEST(ChecksDsnConfigTest, ParsesTheDsnAndKeepsTheOtherLanesOnTheDatabaseDsn) {
-  Config config = ParseConfig("[database]\ndsn = \"host=db1,db2 dbname=booking target_session_attrs=read-write\"\n"
+  Config config = ParseConfig("[database]\ndsn = \"host=db1,db2 dbname=booking target_session_attrs=primary\"\n"
                               "\n[checks]\ndsn = \"" + kStandby + "\"\n",
                               kPath);
   EXPECT_EQ(config.checks.dsn, kStandby);
   EXPECT_EQ(config.ChecksDsn(), kStandby);
   EXPECT_EQ(config.checks.where.line, 4);
-  EXPECT_EQ(config.database.dsn, "host=db1,db2 dbname=booking target_session_attrs=read-write");
+  EXPECT_EQ(config.database.dsn, "host=db1,db2 dbname=booking target_session_attrs=primary");
   EXPECT_EQ(config.ChangesDsn(), config.database.dsn);
   // A URI works as well.
   EXPECT_EQ(ParseConfig("[checks]\ndsn = \"postgresql://db2,db1/booking?target_session_attrs=any\"\n", kPath)
@@ -139,7 +139,7 @@ TEST(ChecksDsnConfigTest, EnvironmentDsnErrorsNameTheVariable) {
 
 TEST(ChecksDsnConfigTest, CheckConfigNamesEachLanesDsnMasked) {
   Config config = ParseConfig("[database]\ndsn = \"host=db1,db2 user=seatwatch password=hunter2 "
-                              "target_session_attrs=read-write\"\n[checks]\ndsn = \"postgresql://reader:s3cret@db2,"
+                              "target_session_attrs=primary\"\n[checks]\ndsn = \"postgresql://reader:s3cret@db2,"
                               "db1/booking?target_session_attrs=prefer-standby\"\n",
                               kPath);
   std::vector<std::string> lines = DescribeLanes(config);
@@ -148,7 +148,7 @@ TEST(ChecksDsnConfigTest, CheckConfigNamesEachLanesDsnMasked) {
             "checks lane: host=db2,db1 port=, dbname=booking user=reader password=**** "
             "target_session_attrs=prefer-standby (may be a standby)");
   EXPECT_EQ(lines[1],
-            "locks lane, cleanup: host=db1,db2 user=seatwatch password=**** target_session_attrs=read-write "
+            "locks lane, cleanup: host=db1,db2 user=seatwatch password=**** target_session_attrs=primary "
             "(needs the primary)");
   for (const auto& line : lines) {
     EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
@@ -171,48 +171,67 @@ TEST(ChecksDsnConfigTest, CheckConfigNamesEachLanesDsnMasked) {
   EXPECT_EQ(DescribeLanes(env)[0], "checks lane: host=standby password=**** (may be a standby)");
 }
 
+std::vector<std::string> WarningsOf(const std::string& toml) { return LaneWarnings(ParseConfig(toml, kPath)); }
+
+std::string ChecksWith(const std::string& attrs) {
+  return "[checks]\ndsn = \"host=db2,db1 target_session_attrs=" + attrs + "\"\n";
+}
+
+std::string DatabaseWith(const std::string& attrs) {
+  return "[database]\ndsn = \"postgresql://u:hunter2@db1,db2/booking?target_session_attrs=" + attrs + "\"\n";
+}
+
 TEST(ChecksDsnConfigTest, WarnsWhenTheChecksLaneCanNeverUseAStandby) {
-  for (const char* attrs : {"read-write", "primary"}) {
-    Config config =
-        ParseConfig(std::string("[checks]\ndsn = \"host=db2,db1 target_session_attrs=") + attrs + "\"\n", kPath);
-    std::vector<std::string> warnings = LaneWarnings(config);
-    ASSERT_EQ(warnings.size(), 1u) << attrs;
-    EXPECT_EQ(warnings[0], std::string("warning: [checks] dsn has target_session_attrs=") + attrs +
-                               ": the checks lane will never use a standby");
+  EXPECT_EQ(WarningsOf(ChecksWith("primary")),
+            std::vector<std::string>{
+                "warning: [checks] dsn has target_session_attrs=primary: the checks lane will never use a standby"});
+  // The checks lane's sessions start read-only (default_transaction_read_only
+  // =on): libpq's read-write test refuses every server, its read-only test
+  // takes the primary too.
+  EXPECT_EQ(WarningsOf(ChecksWith("read-write")),
+            std::vector<std::string>{
+                "warning: [checks] dsn has target_session_attrs=read-write: the checks lane never connects (its "
+                "sessions start read-only, default_transaction_read_only=on, and libpq's read-write test refuses "
+                "them); use prefer-standby to read a standby"});
+  EXPECT_EQ(WarningsOf(ChecksWith("read-only")),
+            std::vector<std::string>{
+                "warning: [checks] dsn has target_session_attrs=read-only: libpq takes the primary as well for the "
+                "checks lane's read-only sessions; use prefer-standby or standby to read a standby"});
+  for (const char* attrs : {"any", "standby", "prefer-standby"}) {
+    EXPECT_TRUE(WarningsOf(ChecksWith(attrs)).empty()) << attrs;
   }
-  for (const char* attrs : {"any", "read-only", "standby", "prefer-standby"}) {
-    Config config =
-        ParseConfig(std::string("[checks]\ndsn = \"host=db2,db1 target_session_attrs=") + attrs + "\"\n", kPath);
-    EXPECT_TRUE(LaneWarnings(config).empty()) << attrs;
-  }
-  // Without [checks] dsn the checks lane shares [database]'s: read-write
-  // there is right, not a warning.
-  EXPECT_TRUE(
-      LaneWarnings(ParseConfig("[database]\ndsn = \"host=a,b target_session_attrs=read-write\"\n", kPath)).empty());
+  EXPECT_TRUE(WarningsOf("[checks]\ndsn = \"host=db2\"\n").empty());
+  // Without [checks] dsn the checks lane shares [database]'s: primary there
+  // is right, not a warning.
+  EXPECT_TRUE(WarningsOf("[database]\ndsn = \"host=a,b target_session_attrs=primary\"\n").empty());
 }
 
 TEST(ChecksDsnConfigTest, WarnsWhenTheDatabaseDsnMayReachAStandby) {
   for (const char* attrs : {"standby", "read-only", "prefer-standby"}) {
-    Config config =
-        ParseConfig(std::string("[database]\ndsn = \"postgresql://u:hunter2@a,b/booking?target_session_attrs=") +
-                        attrs + "\"\n",
-                    kPath);
-    std::vector<std::string> warnings = LaneWarnings(config);
+    std::vector<std::string> warnings = WarningsOf(DatabaseWith(attrs));
     ASSERT_EQ(warnings.size(), 1u) << attrs;
     EXPECT_EQ(warnings[0], std::string("warning: [database] dsn has target_session_attrs=") + attrs +
                                ": the cleanup and the change feed need the primary");
   }
-  for (const char* attrs : {"any", "read-write", "primary"}) {
-    Config config =
-        ParseConfig(std::string("[database]\ndsn = \"host=a,b target_session_attrs=") + attrs + "\"\n", kPath);
-    EXPECT_TRUE(LaneWarnings(config).empty()) << attrs;
+  for (const char* attrs : {"any", "primary"}) {
+    EXPECT_TRUE(WarningsOf(DatabaseWith(attrs)).empty()) << attrs;
   }
+  EXPECT_TRUE(WarningsOf("[database]\ndsn = \"host=db1\"\n").empty());
+}
+
+TEST(ChecksDsnConfigTest, WarnsThatReadWriteNeverConnectsTheReadOnlyLanes) {
+  EXPECT_EQ(WarningsOf(DatabaseWith("read-write")),
+            std::vector<std::string>{
+                "warning: [database] dsn has target_session_attrs=read-write: the locks lane and the checks lane "
+                "never connect (their sessions start read-only, default_transaction_read_only=on, and libpq's "
+                "read-write test refuses them); use target_session_attrs=primary"});
+  EXPECT_EQ(WarningsOf(DatabaseWith("read-write") + ChecksWith("prefer-standby")),
+            std::vector<std::string>{
+                "warning: [database] dsn has target_session_attrs=read-write: the locks lane never connects (its "
+                "sessions start read-only, default_transaction_read_only=on, and libpq's read-write test refuses "
+                "them); use target_session_attrs=primary"});
   // Both at once, checks first.
-  Config both = ParseConfig(
-      "[database]\ndsn = \"host=a,b target_session_attrs=standby\"\n"
-      "[checks]\ndsn = \"host=b,a target_session_attrs=primary\"\n",
-      kPath);
-  std::vector<std::string> warnings = LaneWarnings(both);
+  std::vector<std::string> warnings = WarningsOf(DatabaseWith("standby") + ChecksWith("primary"));
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_EQ(warnings[0].rfind("warning: [checks] dsn", 0), 0u) << warnings[0];
   EXPECT_EQ(warnings[1].rfind("warning: [database] dsn", 0), 0u) << warnings[1];
