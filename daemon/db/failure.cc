@@ -41,6 +41,11 @@ FailureReason ClassifyException(const std::exception& error) {
                                                    : FailureReason::kConnection;
   }
   if (dynamic_cast<const pqxx::in_doubt_error*>(&error)) return FailureReason::kConnection;
+  // 40001: libpqxx 6.4 throws this class, which is no sql_error and carries
+  // no SQLSTATE (see ClassifySqlState for why it is a recovery conflict).
+  if (dynamic_cast<const pqxx::serialization_failure*>(&error)) {
+    return FailureReason::kRecoveryConflict;
+  }
   if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error)) {
     return ClassifySqlState(sql->sqlstate());
   }

@@ -24,5 +24,12 @@ TEST(FailureTest, ClassifiesExceptions) {
   EXPECT_EQ(ClassifyException(std::runtime_error("other")), FailureReason::kSql);
 }
 
+// libpqxx 6.4 throws 40001 as pqxx::serialization_failure, no sql_error.
+TEST(FailureTest, SerializationFailureIsARecoveryConflict) {
+  EXPECT_EQ(ClassifyException(pqxx::serialization_failure(
+                "ERROR:  canceling statement due to conflict with recovery\n")),
+            FailureReason::kRecoveryConflict);
+}
+
 }  // namespace
 }  // namespace seatwatch::db
