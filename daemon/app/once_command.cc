@@ -16,7 +16,9 @@ int OnceCommand(const config::Config& config, const std::string& version) {
   once.changes.enabled = false;
   poll::Poller poller(once, checks::BuildChecks(once), store, version);
   metrics::PollState state = poller.RunAllOnce();
-  std::cout << report::FormatOnceReport(state, db::MaskDsn(config.database.dsn));
+  // The server the report's checks read: [checks] dsn when set.
+  std::string dsn = db::MaskDsn(poll::LaneDsn(config, poll::Lane::kChecks));
+  std::cout << report::FormatOnceReport(state, dsn);
   return report::OnceExitCode(state);
 }
 

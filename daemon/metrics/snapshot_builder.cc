@@ -31,6 +31,33 @@ void AddSelfFamilies(const PollState& state, std::vector<prometheus::MetricFamil
   out.push_back(std::move(build));
 }
 
+// The server each lane read on its last poll (PollState::servers): a
+// lane that could not read its server's facts has none of these series.
+void AddServerFamilies(const PollState& state, std::vector<prometheus::MetricFamily>& out) {
+  auto recovery = GaugeFamily("seatwatch_database_in_recovery",
+                              "1 while the lane reads a standby (pg_is_in_recovery()), 0 on a "
+                              "primary.");
+  auto lag = GaugeFamily("seatwatch_replica_lag_seconds",
+                         "How late what the lane reads may be, in seconds: 0 on a primary and on "
+                         "a standby that has replayed all it received, else the age of the last "
+                         "replayed transaction.");
+  auto timeline = GaugeFamily("seatwatch_database_timeline",
+                              "The timeline of the server the lane reads (0: unknown); a "
+                              "promotion raises it.");
+  for (const auto& server : state.servers) {
+    Labels labels{{"lane", server.lane}};
+    AddGauge(recovery, labels, server.facts.in_recovery ? 1 : 0);
+    AddGauge(lag, labels, server.facts.replica_lag_seconds);
+    AddGauge(timeline, labels, server.facts.timeline);
+  }
+  auto failovers = CounterFamily("seatwatch_database_failovers_total",
+                                 "Times a lane found the database on another server than before "
+                                 "(another system identifier, or a higher timeline), once per "
+                                 "change.");
+  AddCounter(failovers, {}, static_cast<double>(state.failovers_total));
+  for (auto* family : {&recovery, &lag, &timeline, &failovers}) out.push_back(std::move(*family));
+}
+
 void AddCheckFamilies(const PollState& state, std::vector<prometheus::MetricFamily>& out) {
   auto success = GaugeFamily("seatwatch_check_success",
                              "1 if the check's last run succeeded, 0 if it failed.");
@@ -40,7 +67,8 @@ void AddCheckFamilies(const PollState& state, std::vector<prometheus::MetricFami
                               "Failed check runs by reason: timeout (statement_timeout), "
                               "lock_timeout, connection, sql, too_many_rows (over max_rows), "
                               "duplicate_series (two rows, one label set), bad_value (not a "
-                              "number, or not a count).");
+                              "number, or not a count), recovery_conflict (a standby's replay "
+                              "cancelled it).");
   auto last_success = GaugeFamily("seatwatch_check_last_success_timestamp_seconds",
                                   "Unix time of the check's last successful run (0: never).");
   auto interval = GaugeFamily("seatwatch_check_interval_seconds",
@@ -151,6 +179,7 @@ constexpr size_t kInvariantsRowsBudget = kApiMaxBytes - (512 << 10);
 std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state) {
   std::vector<prometheus::MetricFamily> families;
   AddSelfFamilies(state, families);
+  AddServerFamilies(state, families);
   AddCheckFamilies(state, families);
   AddInvariantFamilies(state, families);
   AddIncrementalFamilies(state, families);
@@ -170,6 +199,18 @@ std::string InvariantsJson(const PollState& state) {
   util::JsonWriter json;
   json.BeginObject();
   json.Key("database_up").Bool(state.database_up);
+  json.Key("servers").BeginArray();
+  for (const auto& server : state.servers) {
+    json.BeginObject();
+    json.Key("lane").String(server.lane);
+    json.Key("in_recovery").Bool(server.facts.in_recovery);
+    json.Key("replica_lag_seconds").Number(server.facts.replica_lag_seconds);
+    json.Key("system_identifier").String(server.facts.system_identifier);
+    json.Key("timeline").Int(server.facts.timeline);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("failovers_total").Int(static_cast<std::int64_t>(state.failovers_total));
   json.Key("last_poll_timestamp_seconds").Number(state.last_poll_unix);
   json.Key("invariants").BeginArray();
   bool truncated = false;

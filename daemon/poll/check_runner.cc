@@ -21,6 +21,11 @@ double UnixNow() {
       .count();
 }
 
+std::string Trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
 // Only the timeouts that differ from the session's connection options, which
 // are in force in every transaction already and survive any reconnect.
 void SetLocalChanges(pqxx::transaction_base& tx, const TransactionSettings& wanted,
@@ -55,7 +60,8 @@ void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason
 
 RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
                                db::QueryCache& queries, const TransactionSettings& wanted,
-                               const TransactionSettings& session, bool may_retry) {
+                               const TransactionSettings& session, bool may_retry,
+                               bool may_retry_conflict) {
   auto start = Clock::now();
   std::unique_ptr<pqxx::transaction_base> tx;
   try {
@@ -83,7 +89,17 @@ RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& ent
                {{"check", entry.status.name}, {"error", e.what()}});
     RecordFailure(entry, db::FailureReason::kSql, e.what(), SecondsSince(start));
   } catch (const std::exception& e) {
-    RecordFailure(entry, db::ClassifyException(e), e.what(), SecondsSince(start));
+    db::FailureReason reason = db::ClassifyException(e);
+    if (reason == db::FailureReason::kRecoveryConflict && may_retry_conflict) {
+      // A standby's replay cancelled it: a new snapshot will most likely
+      // not conflict again, so the check runs once more before it is
+      // reported failed; the cancel still shows in its error counter.
+      CountFailedAttempt(entry, reason);
+      log::Warn("check cancelled by a recovery conflict; running it again",
+                {{"check", entry.status.name}, {"error", Trimmed(e.what())}});
+      return RunOutcome::kRecoveryConflict;
+    }
+    RecordFailure(entry, reason, e.what(), SecondsSince(start));
   }
   return RunOutcome::kRan;
 }

@@ -37,11 +37,14 @@ enum class RunOutcome {
 // LOCAL (none in the usual case: BEGIN, the check's reads, COMMIT).
 // `queries` lives for the whole poll: entries sharing one query and params
 // cost one execution, the later ones reusing the rows of the first.
-// Records the outcome, except a kLostBeforeStart when `may_retry`: the
-// caller reconnects and runs the check again.
+// Records the outcome, except a kLostBeforeStart when `may_retry`, and a
+// recovery conflict when `may_retry_conflict` (counted in the check's errors
+// and logged, returned as kRecoveryConflict): the caller reconnects if
+// needed and runs the check again.
 RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
                                db::QueryCache& queries, const TransactionSettings& wanted,
-                               const TransactionSettings& session, bool may_retry);
+                               const TransactionSettings& session, bool may_retry,
+                               bool may_retry_conflict);
 
 // Marks checks that could not run at all (no connection) as failed.
 void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <pqxx/except>
+
 #include "metrics/snapshot_builder.h"
 #include "poll/check_runner.h"
 #include "util/heap.h"
@@ -52,7 +54,7 @@ db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
 bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
   db::SessionSettings x = LaneSessionSettings(a, lane);
   db::SessionSettings y = LaneSessionSettings(b, lane);
-  return a.database.dsn == b.database.dsn &&
+  return LaneDsn(a, lane) == LaneDsn(b, lane) &&
          a.database.reconnect_max_backoff == b.database.reconnect_max_backoff &&
          x.application_name == y.application_name && x.connect_timeout == y.connect_timeout &&
          x.statement_timeout == y.statement_timeout && x.lock_timeout == y.lock_timeout &&
@@ -92,7 +94,8 @@ Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>
       lane_(lane),
       checks_(Schedule(std::move(checks))),
       publisher_(std::move(publisher)),
-      slot_(slot) {
+      slot_(slot),
+      facts_reader_(LaneName(lane)) {
   state_.version = std::move(version);
   session_ = MakeSession();
   watchdog_ = std::make_unique<db::StatementWatchdog>(
@@ -104,7 +107,7 @@ Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>
 Poller::~Poller() = default;
 
 std::unique_ptr<db::Session> Poller::MakeSession() const {
-  return std::make_unique<db::Session>(config_.database.dsn, LaneSessionSettings(config_, lane_),
+  return std::make_unique<db::Session>(LaneDsn(config_, lane_), LaneSessionSettings(config_, lane_),
                                        config_.database.reconnect_max_backoff);
 }
 
@@ -132,10 +135,14 @@ void Poller::SetChangeFeedFactory(ChangeFeedFactory factory) {
   RebuildState();
 }
 
+bool Poller::FeedWanted() const {
+  return feed_factory_ && std::any_of(checks_.begin(), checks_.end(), [](const auto& entry) {
+           return entry.check->wants_changes();
+         });
+}
+
 void Poller::UpdateChangeFeed(bool config_changed) {
-  bool wanted = feed_factory_ && std::any_of(checks_.begin(), checks_.end(), [](const auto& entry) {
-                  return entry.check->wants_changes();
-                });
+  bool wanted = FeedWanted() && !feed_suspended_;
   if (wanted && feed_ && !config_changed) return;
   std::unique_ptr<changes::ChangeSource> fresh;
   if (wanted) {
@@ -244,9 +251,15 @@ void Poller::ApplyPendingReload() {
   if (database_changed) {
     log::Info("database settings changed; reconnecting", {{"lane", LaneName(lane_)}});
     session_ = MakeSession();
+    // Another server, maybe another role: its privileges are read afresh.
+    facts_reader_ = db::ServerFactsReader(LaneName(lane_));
   }
-  // A lane left without checks ([locks] disabled) keeps no idle session open.
-  if (checks_.empty()) session_->Disconnect();
+  // A lane left without checks ([locks] disabled) keeps no idle session open,
+  // and reports no server.
+  if (checks_.empty()) {
+    session_->Disconnect();
+    state_.servers.clear();
+  }
   UpdateChangeFeed(feed_changed);
   RebuildState();
   log::Info("configuration reloaded",
@@ -281,26 +294,64 @@ void Poller::PollDue(bool force_all) {
   // and the runs can change them.
   std::vector<checks::Millis> intervals;
   for (auto* entry : due) intervals.push_back(entry->check->interval());
-  if (wants_changes && feed_) DrainChanges();
-
-  TransactionSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
-  // What the session's connection options already set in every transaction.
-  TransactionSettings session{session_->settings().statement_timeout,
-                              session_->settings().lock_timeout};
   auto stopping = [this] {
     std::lock_guard<std::mutex> lock(mutex_);
     return stop_;
   };
+  // The facts first: whether the checks lane may use its change feed in
+  // this poll depends on them.
+  std::string unreachable;
+  std::optional<metrics::ServerFacts> facts = ReadFacts(stopping, unreachable);
+  state_.servers.clear();
+  if (facts) {
+    state_.servers.push_back({LaneName(lane_), *facts});
+    FollowRecovery(*facts);
+  }
+  if (wants_changes && feed_) DrainChanges();
+  if (unreachable.empty()) {
+    RunDue(due, stopping);
+  } else {
+    FailAll(due, db::FailureReason::kConnection, unreachable);
+  }
+  // An incremental check's interval follows its mode ([changes] interval
+  // while seeded in a live feed): reschedule one whose run changed it.
+  for (std::size_t i = 0; i < due.size(); ++i) {
+    if (!due[i]->check->wants_changes()) continue;
+    auto interval = due[i]->check->interval();
+    if (interval != intervals[i]) due[i]->next_due = now + interval;
+  }
+  // What falling back to full passes would cost: the last full pass of
+  // every incremental check (entries sharing a query paid it once).
+  double full_pass_cost = 0;
+  for (const auto& entry : checks_) {
+    if (entry.status.incremental) full_pass_cost += entry.status.incremental->last_full_pass_seconds;
+  }
+  if (feed_ && full_pass_cost > 0) feed_->NoteFullPassCost(full_pass_cost);
+  session_->CheckAfterError();
+  state_.database_up = session_->connected();
+  if (state_.database_up) state_.last_successful_poll_unix = state_.last_poll_unix;
+}
+
+// The poll's due checks, one transaction each, in order.
+void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
+                    const std::function<bool()>& stopping) {
+  TransactionSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
+  // What the session's connection options already set in every transaction.
+  TransactionSettings session{session_->settings().statement_timeout,
+                              session_->settings().lock_timeout};
   // One poll's query results: entries sharing one query and params cost one
   // execution, whichever of them runs first.
   db::QueryCache queries;
   bool ran_any = false;
   bool retried = false;
+  // The check being run again after a recovery conflict (none: due.size()).
+  std::size_t conflict_retry = due.size();
   for (std::size_t i = 0; i < due.size(); ++i) {
     if (stopping()) break;
     Stamp();  // a long poll is progress too, check by check
     std::vector<ScheduledCheck*> rest(due.begin() + static_cast<long>(i), due.end());
-    if (ran_any && !session_->connected()) {
+    bool again = i == conflict_retry;
+    if (ran_any && !session_->connected() && !again) {
       // Lost mid-poll: the rest could not run, and must not keep showing
       // their previous results. The next poll reconnects.
       FailAll(rest, db::FailureReason::kConnection, "lost the database connection");
@@ -317,7 +368,7 @@ void Poller::PollDue(bool force_all) {
     watchdog_->Arm(session_->shared_connection(), Silence(*due[i]->check, wanted),
                    Budget(*due[i]->check, wanted));
     RunOutcome outcome =
-        RunCheckTransaction(*connection, *due[i], queries, wanted, session, may_retry);
+        RunCheckTransaction(*connection, *due[i], queries, wanted, session, may_retry, !again);
     due[i]->status.incremental = due[i]->check->incremental_status();
     bool gave_up = watchdog_->Disarm();
     session_->CheckAfterError();
@@ -338,24 +389,74 @@ void Poller::PollDue(bool force_all) {
       continue;
     }
     ran_any = true;
+    if (outcome == RunOutcome::kRecoveryConflict) {
+      // Once more at once, in a new transaction and so a new snapshot; on a
+      // new session if the conflict ended this one (the FATAL variant: the
+      // next Connection() reconnects without backoff). The poll's cached
+      // results go: the conflict is cached with the query that raised it.
+      if (!session_->connected()) {
+        log::Info("database session ended by a recovery conflict; reconnecting at once",
+                  {{"lane", LaneName(lane_)}});
+      }
+      queries = db::QueryCache();
+      conflict_retry = i;
+      --i;
+      continue;
+    }
   }
-  // An incremental check's interval follows its mode ([changes] interval
-  // while seeded in a live feed): reschedule one whose run changed it.
-  for (std::size_t i = 0; i < due.size(); ++i) {
-    if (!due[i]->check->wants_changes()) continue;
-    auto interval = due[i]->check->interval();
-    if (interval != intervals[i]) due[i]->next_due = now + interval;
+}
+
+// One statement on the lane's session, under its watchdog like a check. A
+// session the server closed while idle is reconnected and read again at
+// once, as for a check. `unreachable`: why the lane cannot run its checks
+// in this poll (no connection, or none that answers: the watchdog gave up),
+// which they then fail with; else left empty. Other failures leave the lane
+// without facts for this poll; its checks say the rest.
+std::optional<metrics::ServerFacts> Poller::ReadFacts(const std::function<bool()>& stopping,
+                                                      std::string& unreachable) {
+  auto timeout = session_->settings().statement_timeout;
+  for (int attempt = 0; attempt < 2 && !stopping(); ++attempt) {
+    pqxx::connection* connection = nullptr;
+    try {
+      connection = &session_->Connection();
+    } catch (const std::exception& e) {
+      unreachable = e.what();
+      return std::nullopt;
+    }
+    // Two statements at most: the fallback without the server's identity.
+    watchdog_->Arm(session_->shared_connection(), timeout + kWatchdogMargin,
+                   timeout * 2 + kWatchdogMargin);
+    std::optional<metrics::ServerFacts> facts;
+    bool lost = false;
+    try {
+      facts = facts_reader_.Read(*connection);
+    } catch (const std::exception& e) {
+      lost = dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+      log::Debug("cannot read the server facts", {{"lane", LaneName(lane_)}, {"error", e.what()}});
+    }
+    if (watchdog_->Disarm()) {
+      if (!stopping()) unreachable = "no answer in time; connection dropped";
+      session_->CheckAfterError();
+      return std::nullopt;
+    }
+    session_->CheckAfterError();
+    if (facts || !lost) return facts;
   }
-  // What falling back to full passes would cost: the last full pass of
-  // every incremental check (entries sharing a query paid it once).
-  double full_pass_cost = 0;
-  for (const auto& entry : checks_) {
-    if (entry.status.incremental) full_pass_cost += entry.status.incremental->last_full_pass_seconds;
+  return std::nullopt;
+}
+
+void Poller::FollowRecovery(const metrics::ServerFacts& facts) {
+  recovery_.Observe(facts.in_recovery, LaneName(lane_), session_->masked_dsn());
+  // Only the checks lane has a change feed.
+  if (lane_ != Lane::kChecks || facts.in_recovery == feed_suspended_) return;
+  feed_suspended_ = facts.in_recovery;
+  if (feed_suspended_ && FeedWanted()) {
+    log::Warn("checks lane reads a standby: incremental checks run full passes (the change "
+              "feed needs the primary)");
   }
-  if (feed_ && full_pass_cost > 0) feed_->NoteFullPassCost(full_pass_cost);
-  session_->CheckAfterError();
-  state_.database_up = session_->connected();
-  if (state_.database_up) state_.last_successful_poll_unix = state_.last_poll_unix;
+  // Suspended: the feed goes and its checks are told it is down. Resumed
+  // (a promotion): a new feed, a new slot, so a full pass first.
+  UpdateChangeFeed(true);
 }
 
 void Poller::UpdateHistory() {

@@ -13,12 +13,14 @@
 #include "changes/change_source.h"
 #include "checks/check.h"
 #include "config/config.h"
+#include "db/server_facts.h"
 #include "db/session.h"
 #include "db/statement_watchdog.h"
 #include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
 #include "poll/lane.h"
 #include "poll/lane_progress.h"
+#include "poll/recovery_watch.h"
 #include "poll/scheduled_check.h"
 #include "poll/state_publisher.h"
 
@@ -40,6 +42,15 @@ namespace seatwatch::poll {
 // feed once (under the lane's watchdog) and hands the batch to every check
 // that wants changes; after the poll it tells the feed what the full passes
 // cost. Stop() aborts the feed too.
+//
+// Before each poll's checks, and before the drain, the poller reads its
+// server's facts (standby or primary, replay lag, identity: see
+// db::ServerFactsReader) on the lane's session under the lane's watchdog,
+// into PollState::servers. While the checks lane reads a standby it has no
+// change feed (the feed's keys would be ahead of the standby's snapshot):
+// incremental checks run full passes; after a promotion it makes a new one.
+// A check that a standby's replay cancels (a recovery conflict) runs once
+// more at once, on a new session if the conflict ended the old one.
 class Poller {
  public:
   static constexpr std::chrono::seconds kWatchdogMargin{2};
@@ -80,6 +91,11 @@ class Poller {
 
  private:
   void PollDue(bool force_all);
+  void RunDue(const std::vector<ScheduledCheck*>& due, const std::function<bool()>& stopping);
+  std::optional<metrics::ServerFacts> ReadFacts(const std::function<bool()>& stopping,
+                                                std::string& unreachable);
+  void FollowRecovery(const metrics::ServerFacts& facts);
+  bool FeedWanted() const;
   void DrainChanges();
   void UpdateChangeFeed(bool config_changed);
   void ApplyPendingReload();
@@ -101,6 +117,10 @@ class Poller {
   ChangeFeedFactory feed_factory_;
   std::unique_ptr<changes::ChangeSource> feed_;  // replaced under mutex_ (Stop aborts it)
   std::shared_ptr<LaneProgress> progress_;
+  db::ServerFactsReader facts_reader_;
+  RecoveryWatch recovery_;
+  // The checks lane reads a standby: no change feed until it reads a primary.
+  bool feed_suspended_ = false;
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -58,4 +58,8 @@ void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::s
   }
 }
 
+void CountFailedAttempt(ScheduledCheck& entry, db::FailureReason reason) {
+  entry.status.errors[db::ReasonLabel(reason)] += 1;
+}
+
 }  // namespace seatwatch::poll

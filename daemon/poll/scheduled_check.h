@@ -25,6 +25,10 @@ void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double dur
                    double now_unix);
 void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::string& message,
                    double duration_seconds);
+// Counts a failed attempt in the check's errors without making it the
+// check's result (its last run, output and state stay): an attempt that is
+// run again at once, whose second outcome is recorded.
+void CountFailedAttempt(ScheduledCheck& entry, db::FailureReason reason);
 
 // Every reason starts at zero so that rate() sees the first failure.
 void InitErrorCounters(metrics::CheckStatus& status);

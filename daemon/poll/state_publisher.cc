@@ -10,9 +10,12 @@ namespace seatwatch::poll {
 namespace {
 
 // The snapshot keeps the merged state itself (for the status page).
-std::shared_ptr<const metrics::Snapshot> SnapshotOf(const std::vector<metrics::PollState>& lanes) {
-  return std::make_shared<const metrics::Snapshot>(metrics::BuildSnapshot(
-      std::make_shared<const metrics::PollState>(lanes.size() == 1 ? lanes[0] : MergeLanes(lanes))));
+std::shared_ptr<const metrics::Snapshot> SnapshotOf(const std::vector<metrics::PollState>& lanes,
+                                                    std::uint64_t failovers) {
+  auto merged =
+      std::make_shared<metrics::PollState>(lanes.size() == 1 ? lanes[0] : MergeLanes(lanes));
+  merged->failovers_total = failovers;
+  return std::make_shared<const metrics::Snapshot>(metrics::BuildSnapshot(std::move(merged)));
 }
 
 }  // namespace
@@ -25,17 +28,20 @@ void StatePublisher::Publish(std::size_t lane, metrics::PollState state) {
   // snapshots in the opposite order and hide the later one's results.
   std::lock_guard<std::mutex> lock(mutex_);
   lanes_.at(lane) = std::move(state);
-  store_.Publish(SnapshotOf(lanes_));
+  for (const auto& server : lanes_[lane].servers) failovers_.Observe(lane, server);
+  store_.Publish(SnapshotOf(lanes_, failovers_.count()));
 }
 
 void StatePublisher::MarkOverdue(std::size_t lane) {
   std::lock_guard<std::mutex> lock(mutex_);
   poll::MarkOverdue(lanes_.at(lane));
-  store_.Publish(SnapshotOf(lanes_));
+  store_.Publish(SnapshotOf(lanes_, failovers_.count()));
 }
 
 void MarkOverdue(metrics::PollState& state) {
   state.database_up = false;
+  // Whatever the lane last learnt of its server may no longer hold.
+  state.servers.clear();
   for (auto& check : state.checks) {
     if (!check.has_run) continue;
     check.success = false;
@@ -56,6 +62,7 @@ metrics::PollState MergeLanes(const std::vector<metrics::PollState>& lanes) {
     merged.checks.insert(merged.checks.end(), lane.checks.begin(), lane.checks.end());
     merged.history.insert(lane.history.begin(), lane.history.end());
     merged.changes_metrics += lane.changes_metrics;
+    merged.servers.insert(merged.servers.end(), lane.servers.begin(), lane.servers.end());
     if (lane.checks.empty()) continue;
     any = true;
     up = up && lane.database_up;

@@ -82,13 +82,28 @@ void WriteSamples(std::ostringstream& out, const std::string& text) {
   flush();
 }
 
+// "primary", or "standby, replay 0.4 s behind": whether the checks read a
+// standby, and how late what they judged may be.
+std::string DescribeServer(const metrics::ServerFacts& facts) {
+  if (!facts.in_recovery) return "primary";
+  std::ostringstream out;
+  out << "standby, replay " << std::fixed << std::setprecision(1) << facts.replica_lag_seconds
+      << " s behind";
+  return out.str();
+}
+
 }  // namespace
 
 std::string FormatOnceReport(const metrics::PollState& state, const std::string& masked_dsn) {
   std::ostringstream out;
   out << "seatwatch report\n";
   out << "database: " << masked_dsn << " (" << (state.database_up ? "reachable" : "UNREACHABLE")
-      << ")\n\n";
+      << ")\n";
+  for (const auto& server : state.servers) {
+    out << "server" << (state.servers.size() > 1 ? " (" + server.lane + " lane)" : "") << ": "
+        << DescribeServer(server.facts) << "\n";
+  }
+  out << "\n";
 
   out << "INVARIANTS\n";
   int shown = 0;
