@@ -24,8 +24,12 @@ void RenderCleanup(std::string& out, const PageModel& model) {
   }
   std::string role = status->leader ? "<span class=\"badge ok\">LEADER</span> this instance runs "
                                       "the cleanup"
-                                    : "<span class=\"badge unknown\">STANDBY</span> another "
-                                      "instance holds the leader lock, or no connection";
+                     : status->in_recovery
+                         ? "<span class=\"badge warn\">WAITING</span> its connection reaches a "
+                           "standby (in recovery): it frees nothing until that server is promoted "
+                           "or [database] dsn reaches the primary"
+                         : "<span class=\"badge unknown\">STANDBY</span> another "
+                           "instance holds the leader lock, or no connection";
   // A dry run changes nothing: its counts are of holds it would have freed.
   const char* freed = status->dry_run ? "would have freed " : "freed ";
   if (status->dry_run) role += " <span class=\"badge warn\">DRY RUN</span> (nothing is changed)";

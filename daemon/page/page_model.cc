@@ -89,6 +89,8 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
   const metrics::PollState& state = *snapshot.state;
   model.polled = true;
   model.version = state.version;
+  model.servers = state.servers;
+  model.failovers_total = state.failovers_total;
 
   const metrics::CheckStatus* locks_check = nullptr;
   const metrics::CheckStatus* holds_check = nullptr;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "checks/check_output.h"
 #include "cleanup/cleanup_status.h"
 #include "locks/lock_poll.h"
+#include "metrics/server_facts.h"
 #include "metrics/snapshot.h"
 
 namespace seatwatch::page {
@@ -82,6 +84,11 @@ struct PageModel {
   std::shared_ptr<const cleanup::CleanupStatus> cleanup;  // null: not known
 
   std::vector<CheckHealth> checks;
+
+  // The server each lane read on its last poll, in lane order (empty: no
+  // lane reached its database), and the failovers seen since start.
+  std::vector<metrics::LaneServer> servers;
+  std::uint64_t failovers_total = 0;
 
   // OK when every invariant holds, VIOLATED when any is violated, else
   // UNKNOWN (no invariant configured, none judged yet, or one without a

@@ -149,6 +149,7 @@ std::string RenderStatusPage(const PageModel& model) {
   detail::RenderInvariants(out, model);
   detail::RenderLocks(out, model);
   detail::RenderHolds(out, model);
+  detail::RenderServers(out, model);
   detail::RenderChecks(out, model);
   RenderFooter(out, model);
   out += "</main></body></html>\n";

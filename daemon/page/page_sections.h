@@ -12,6 +12,7 @@ void RenderInvariants(std::string& out, const PageModel& model);
 void RenderLocks(std::string& out, const PageModel& model);
 void RenderHolds(std::string& out, const PageModel& model);
 void RenderChecks(std::string& out, const PageModel& model);
+void RenderServers(std::string& out, const PageModel& model);
 
 // The escaped text, for short appends.
 std::string E(const std::string& text);
