@@ -72,6 +72,11 @@ def body(env):
     rl.expect_equal(m.get("seatwatch_database_in_recovery", lane="locks"), 0.0, "in_recovery{locks} after")
     rl.expect_equal(len(daemon.log_lines(r"cleanup.*(standby|in recovery)")), 1,
                     "the waiting reason logged once in all")
+    for lane in ("checks", "locks"):
+        rl.expect_equal(len(daemon.log_lines(r'msg="lane reads a standby \(in recovery\)" lane=%s' % lane)), 1,
+                        "'lane reads a standby' lines of the %s lane" % lane)
+        rl.wait_for(lambda: daemon.log_lines(r'msg="lane reads a primary now" lane=%s' % lane),
+                    "'lane reads a primary now' of the %s lane" % lane, timeout=10)
     rl.note("after the promotion: leader 1, %d holds freed" % expired)
 
 

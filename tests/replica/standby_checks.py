@@ -85,6 +85,10 @@ def body(env):
         "lag 0 and the new violation reported after the resume")
     rl.expect_equal(m.get("seatwatch_database_in_recovery", lane="checks"), 1.0, "in_recovery{checks}")
     rl.expect_equal(m.get("seatwatch_database_failovers_total"), 0.0, "failovers_total")
+    rl.expect_equal(len(daemon.log_lines(r'msg="lane reads a standby \(in recovery\)" lane=checks')), 1,
+                    "'lane reads a standby' lines of the checks lane")
+    rl.expect_equal(daemon.log_lines(r'msg="lane reads a standby.*lane=locks'), [],
+                    "'lane reads a standby' lines of the locks lane")
     rl.note("replay resumed: lag 0, sold_seat_without_ticket{event_id=17} 1")
 
 
