@@ -13,6 +13,7 @@
 #include "config/describe.h"
 #include "config/overrides.h"
 #include "config/parse.h"
+#include "poll/lane.h"
 #include "support/test_config.h"
 
 namespace seatwatch::config {
@@ -235,6 +236,19 @@ TEST(ChecksDsnConfigTest, WarnsThatReadWriteNeverConnectsTheReadOnlyLanes) {
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_EQ(warnings[0].rfind("warning: [checks] dsn", 0), 0u) << warnings[0];
   EXPECT_EQ(warnings[1].rfind("warning: [database] dsn", 0), 0u) << warnings[1];
+}
+
+// What the poller compares on a reload: the checks lane reconnects when
+// ChecksDsn() changes, the locks lane when [database] dsn does.
+TEST(ChecksDsnConfigTest, EachLaneReadsItsOwnDsn) {
+  Config config = ParseConfig("[database]\ndsn = \"host=primary\"\n[checks]\ndsn = \"host=standby\"\n", kPath);
+  EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kChecks), "host=standby");
+  EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kLocks), "host=primary");
+  ApplyEnvironment(config, Env({{"SEATWATCH_CHECKS_DSN", "host=standby2"}}));
+  EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kChecks), "host=standby2");
+  EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kLocks), "host=primary");
+  Config shared = ParseConfig("[database]\ndsn = \"host=primary\"\n", kPath);
+  EXPECT_EQ(poll::LaneDsn(shared, poll::Lane::kChecks), "host=primary");
 }
 
 TEST(ChecksDsnConfigTest, HelpMentionsTheVariable) {
