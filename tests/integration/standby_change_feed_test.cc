@@ -201,8 +201,7 @@ TEST_F(StandbyChangeFeedTest, OffOnAStandbyThenUpByItselfAfterThePromotion) {
     batch = feed.Drain();
     return batch.feed_up;
   }, 10s)) << feed.off_reason();
-  std::cerr << "promotion to the feed up on the promoted server: "
-            << std::chrono::duration<double>(Clock::now() - promoted).count() << " s\n";
+  double took = std::chrono::duration<double>(Clock::now() - promoted).count();
   EXPECT_EQ(batch.generation, 1u);
   EXPECT_EQ(feed.off_reason(), "");
   EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kStartup), 1u);
@@ -215,6 +214,7 @@ TEST_F(StandbyChangeFeedTest, OffOnAStandbyThenUpByItselfAfterThePromotion) {
 
   std::string log = capture->Text();
   capture.reset();
+  std::cerr << "promotion to the feed up on the promoted server: " << took << " s\n";
   EXPECT_EQ(Count(log, std::string("msg=\"incremental mode: off: ") + kReason + "\""), 1u)
       << log;
   EXPECT_EQ(Count(log, "msg=\"incremental mode: on\""), 1u) << log;

@@ -180,7 +180,6 @@ TEST(StandbyCleanupTest, WaitsOnAStandbyThenLeadsAndFreesOnceItIsPromoted) {
       [&] { return Series(*text, "seatwatch_cleanup_freed_total") == 5; }, 10s))
       << *text->Current() << capture->Text();
   double took = Seconds(Clock::now() - promoted);
-  std::cerr << "promotion to expired holds freed on the promoted server: " << took << " s\n";
   EXPECT_LT(took, 3.0);
   EXPECT_EQ(Series(*text, "seatwatch_cleanup_in_recovery"), 0);
   EXPECT_EQ(Series(*text, "seatwatch_cleanup_leader"), 1);
@@ -196,6 +195,7 @@ TEST(StandbyCleanupTest, WaitsOnAStandbyThenLeadsAndFreesOnceItIsPromoted) {
   worker.Stop();
   std::string log = capture->Text();
   capture.reset();
+  std::cerr << "promotion to expired holds freed on the promoted server: " << took << " s\n";
   EXPECT_EQ(Count(log, kStandbyLine), 1u) << log;
   EXPECT_EQ(Count(log, kPrimaryLine), 1u) << log;
   EXPECT_EQ(Count(log, "backing off"), 0u) << log;
