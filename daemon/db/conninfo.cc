@@ -62,6 +62,19 @@ std::string TcpDeadlines(const PQconninfoOption* options, const SessionSettings&
   return out;
 }
 
+// libpq judges "read-write" and "read-only" by the session's
+// default_transaction_read_only, which a read-only seatwatch session sets on
+// itself: "read-write" would then refuse every server, the primary too, and
+// "read-only" accept every one. What the DSN asks for is the server's role,
+// which "primary" and "standby" test (in_hot_standby) whatever the session
+// sets; a writable session (the cleanup) keeps the DSN's word.
+std::string SessionAttrs(const std::string& wanted, const SessionSettings& settings) {
+  if (!settings.read_only) return wanted;
+  if (wanted == "read-write") return "primary";
+  if (wanted == "read-only") return "standby";
+  return wanted;
+}
+
 }  // namespace
 
 std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings) {
@@ -76,6 +89,10 @@ std::string BuildConninfo(const std::string& dsn, const SessionSettings& setting
     }
     if (key == "options") {
       user_options = option->val;
+      continue;
+    }
+    if (key == "target_session_attrs") {
+      out += key + "=" + Quote(SessionAttrs(option->val, settings)) + " ";
       continue;
     }
     out += key + "=" + Quote(option->val) + " ";

@@ -25,7 +25,8 @@ inline constexpr std::chrono::milliseconds kTcpUserTimeoutMargin{10000};
 // Turns a libpq URI or key=value string into a key=value string with the
 // settings applied, TCP keepalives and tcp_user_timeout included; keys the
 // DSN does not give (host, password, sslmode...) are left for libpq to take
-// from PG* variables. Throws std::invalid_argument with libpq's message
+// from PG* variables. A read-only session's target_session_attrs=read-write
+// becomes primary, read-only becomes standby (see conninfo.cc). Throws std::invalid_argument with libpq's message
 // (password never included) when the DSN does not parse.
 std::string BuildConninfo(const std::string& dsn, const SessionSettings& settings);
 

@@ -187,6 +187,32 @@ TEST(BuildConninfoTest, WritableSessionOmitsReadOnly) {
             std::string::npos);
 }
 
+// libpq would refuse every server for a read-only session asking for
+// read-write (the session's own default_transaction_read_only makes it
+// read-only): the role is asked for instead.
+TEST(BuildConninfoTest, ReadOnlySessionAsksForTheServersRole) {
+  const std::string dsn = "host=a,b port=5432,5433 dbname=booking target_session_attrs=";
+  EXPECT_NE(BuildConninfo(dsn + "read-write", Settings()).find("target_session_attrs='primary'"),
+            std::string::npos);
+  EXPECT_NE(BuildConninfo(dsn + "read-only", Settings()).find("target_session_attrs='standby'"),
+            std::string::npos);
+  for (const char* kept : {"any", "primary", "standby", "prefer-standby"}) {
+    std::string conninfo = BuildConninfo(dsn + kept, Settings());
+    EXPECT_NE(conninfo.find(std::string("target_session_attrs='") + kept + "'"), std::string::npos)
+        << conninfo;
+  }
+  std::string hosts = BuildConninfo(dsn + "any", Settings());
+  EXPECT_NE(hosts.find("host='a,b'"), std::string::npos) << hosts;
+  EXPECT_NE(hosts.find("port='5432,5433'"), std::string::npos) << hosts;
+}
+
+TEST(BuildConninfoTest, WritableSessionKeepsReadWrite) {
+  SessionSettings settings = Settings();
+  settings.read_only = false;
+  std::string conninfo = BuildConninfo("host=a,b target_session_attrs=read-write", settings);
+  EXPECT_NE(conninfo.find("target_session_attrs='read-write'"), std::string::npos) << conninfo;
+}
+
 TEST(BuildConninfoTest, UnparsableDsnThrowsWithoutPassword) {
   try {
     BuildConninfo("host=db password=hunter2 bogus", Settings());
