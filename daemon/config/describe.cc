@@ -10,19 +10,28 @@ namespace seatwatch::config {
 
 namespace {
 
-// Whether a read-only lane's session built from `dsn` starts with
-// default_transaction_read_only=on, as BuildConninfo sets it (or the DSN's
-// own options do): libpq (14 and later) then counts every server, the
-// primary too, as read-only.
-bool StartsReadOnly(const std::string& dsn, const DatabaseConfig& database) {
+// How a read-only lane's session built from `dsn` starts: whether with
+// default_transaction_read_only=on (BuildConninfo sets it, or the DSN's own
+// options do), which libpq (14 and later) counts as a read-only server, the
+// primary too; and the target_session_attrs it then asks libpq for.
+struct ReadOnlySession {
+  bool starts_read_only = false;
+  std::string attrs;
+};
+
+ReadOnlySession ReadOnlySessionOf(const std::string& dsn, const DatabaseConfig& database) {
   db::SessionSettings settings;
   settings.application_name = database.application_name;
   settings.read_only = true;
+  ReadOnlySession session;
   try {
-    return db::BuildConninfo(dsn, settings).find("default_transaction_read_only=on") != std::string::npos;
+    std::string conninfo = db::BuildConninfo(dsn, settings);
+    session.starts_read_only = conninfo.find("default_transaction_read_only=on") != std::string::npos;
+    session.attrs = TargetSessionAttrs(conninfo);
   } catch (const std::exception&) {
-    return false;
+    session.attrs = TargetSessionAttrs(dsn);
   }
+  return session;
 }
 
 }  // namespace
@@ -68,25 +77,29 @@ std::vector<std::string> LaneWarnings(const Config& config) {
   auto warn = [&lines](const std::string& table, const std::string& attrs, const std::string& why) {
     lines.push_back("warning: [" + table + "] dsn has target_session_attrs=" + attrs + ": " + why);
   };
+  // As written, and as the read-only lane's session asks libpq for it.
   if (!config.checks.dsn.empty()) {
-    std::string attrs = TargetSessionAttrs(config.checks.dsn);
-    if (attrs == "read-write" && StartsReadOnly(config.checks.dsn, config.database)) {
-      warn("checks", attrs,
+    std::string written = TargetSessionAttrs(config.checks.dsn);
+    ReadOnlySession session = ReadOnlySessionOf(config.checks.dsn, config.database);
+    if (session.attrs == "read-write" && session.starts_read_only) {
+      warn("checks", written,
            "the checks lane never connects (its sessions start read-only, default_transaction_read_only=on, "
            "and libpq's read-write test refuses them); use prefer-standby to read a standby");
-    } else if (attrs == "read-write" || attrs == "primary") {
-      warn("checks", attrs, "the checks lane will never use a standby");
-    } else if (attrs == "read-only" && StartsReadOnly(config.checks.dsn, config.database)) {
-      warn("checks", attrs,
+    } else if (session.attrs == "read-write" || session.attrs == "primary") {
+      warn("checks", written, "the checks lane will never use a standby");
+    } else if (session.attrs == "read-only" && session.starts_read_only) {
+      warn("checks", written,
            "libpq takes the primary as well for the checks lane's read-only sessions; use prefer-standby "
            "or standby to read a standby");
     }
   }
-  std::string attrs = TargetSessionAttrs(config.database.dsn);
-  if (attrs == "standby" || attrs == "read-only" || attrs == "prefer-standby") {
-    warn("database", attrs, "the cleanup and the change feed need the primary");
-  } else if (attrs == "read-write" && StartsReadOnly(config.database.dsn, config.database)) {
-    warn("database", attrs,
+  // The cleanup's session is no read-only one: it asks for what is written.
+  std::string written = TargetSessionAttrs(config.database.dsn);
+  ReadOnlySession session = ReadOnlySessionOf(config.database.dsn, config.database);
+  if (written == "standby" || written == "read-only" || written == "prefer-standby") {
+    warn("database", written, "the cleanup and the change feed need the primary");
+  } else if (session.attrs == "read-write" && session.starts_read_only) {
+    warn("database", written,
          std::string(config.checks.dsn.empty() ? "the locks lane and the checks lane never connect (their"
                                                : "the locks lane never connects (its") +
              " sessions start read-only, default_transaction_read_only=on, and libpq's read-write test "

@@ -13,6 +13,8 @@
 #include "config/describe.h"
 #include "config/overrides.h"
 #include "config/parse.h"
+#include "config/validate.h"
+#include "db/conninfo.h"
 #include "poll/lane.h"
 #include "support/test_config.h"
 
@@ -182,22 +184,21 @@ std::string DatabaseWith(const std::string& attrs) {
   return "[database]\ndsn = \"postgresql://u:hunter2@db1,db2/booking?target_session_attrs=" + attrs + "\"\n";
 }
 
+// What a read-only lane's session asks libpq for when the DSN says `attrs`:
+// libpq's read-write and read-only tests look at the session's own
+// default_transaction_read_only, which seatwatch's read-only sessions set,
+// so BuildConninfo may ask for the server's role (primary, standby) instead.
+std::string ReadOnlySessionAttrs(const std::string& attrs) {
+  db::SessionSettings settings;
+  settings.read_only = true;
+  return TargetSessionAttrs(db::BuildConninfo("target_session_attrs=" + attrs, settings));
+}
+
+const std::string kNeverStandby = "the checks lane will never use a standby";
+
 TEST(ChecksDsnConfigTest, WarnsWhenTheChecksLaneCanNeverUseAStandby) {
   EXPECT_EQ(WarningsOf(ChecksWith("primary")),
-            std::vector<std::string>{
-                "warning: [checks] dsn has target_session_attrs=primary: the checks lane will never use a standby"});
-  // The checks lane's sessions start read-only (default_transaction_read_only
-  // =on): libpq's read-write test refuses every server, its read-only test
-  // takes the primary too.
-  EXPECT_EQ(WarningsOf(ChecksWith("read-write")),
-            std::vector<std::string>{
-                "warning: [checks] dsn has target_session_attrs=read-write: the checks lane never connects (its "
-                "sessions start read-only, default_transaction_read_only=on, and libpq's read-write test refuses "
-                "them); use prefer-standby to read a standby"});
-  EXPECT_EQ(WarningsOf(ChecksWith("read-only")),
-            std::vector<std::string>{
-                "warning: [checks] dsn has target_session_attrs=read-only: libpq takes the primary as well for the "
-                "checks lane's read-only sessions; use prefer-standby or standby to read a standby"});
+            std::vector<std::string>{"warning: [checks] dsn has target_session_attrs=primary: " + kNeverStandby});
   for (const char* attrs : {"any", "standby", "prefer-standby"}) {
     EXPECT_TRUE(WarningsOf(ChecksWith(attrs)).empty()) << attrs;
   }
@@ -207,7 +208,35 @@ TEST(ChecksDsnConfigTest, WarnsWhenTheChecksLaneCanNeverUseAStandby) {
   EXPECT_TRUE(WarningsOf("[database]\ndsn = \"host=a,b target_session_attrs=primary\"\n").empty());
 }
 
+TEST(ChecksDsnConfigTest, ReadWriteAndReadOnlyAreJudgedAsTheChecksLaneSessionAsksForThem) {
+  std::string read_write = ReadOnlySessionAttrs("read-write");
+  if (read_write == "read-write") {
+    // Sent as written, libpq refuses every server for a read-only session.
+    EXPECT_EQ(WarningsOf(ChecksWith("read-write")),
+              std::vector<std::string>{
+                  "warning: [checks] dsn has target_session_attrs=read-write: the checks lane never connects (its "
+                  "sessions start read-only, default_transaction_read_only=on, and libpq's read-write test "
+                  "refuses them); use prefer-standby to read a standby"});
+  } else {
+    EXPECT_EQ(read_write, "primary");
+    EXPECT_EQ(WarningsOf(ChecksWith("read-write")),
+              std::vector<std::string>{"warning: [checks] dsn has target_session_attrs=read-write: " + kNeverStandby});
+  }
+  std::string read_only = ReadOnlySessionAttrs("read-only");
+  if (read_only == "read-only") {
+    // Sent as written, libpq takes the primary too for a read-only session.
+    EXPECT_EQ(WarningsOf(ChecksWith("read-only")),
+              std::vector<std::string>{
+                  "warning: [checks] dsn has target_session_attrs=read-only: libpq takes the primary as well for "
+                  "the checks lane's read-only sessions; use prefer-standby or standby to read a standby"});
+  } else {
+    EXPECT_EQ(read_only, "standby");
+    EXPECT_TRUE(WarningsOf(ChecksWith("read-only")).empty());
+  }
+}
+
 TEST(ChecksDsnConfigTest, WarnsWhenTheDatabaseDsnMayReachAStandby) {
+  // The cleanup's session is writable: read-only keeps its word there.
   for (const char* attrs : {"standby", "read-only", "prefer-standby"}) {
     std::vector<std::string> warnings = WarningsOf(DatabaseWith(attrs));
     ASSERT_EQ(warnings.size(), 1u) << attrs;
@@ -218,24 +247,30 @@ TEST(ChecksDsnConfigTest, WarnsWhenTheDatabaseDsnMayReachAStandby) {
     EXPECT_TRUE(WarningsOf(DatabaseWith(attrs)).empty()) << attrs;
   }
   EXPECT_TRUE(WarningsOf("[database]\ndsn = \"host=db1\"\n").empty());
-}
-
-TEST(ChecksDsnConfigTest, WarnsThatReadWriteNeverConnectsTheReadOnlyLanes) {
-  EXPECT_EQ(WarningsOf(DatabaseWith("read-write")),
-            std::vector<std::string>{
-                "warning: [database] dsn has target_session_attrs=read-write: the locks lane and the checks lane "
-                "never connect (their sessions start read-only, default_transaction_read_only=on, and libpq's "
-                "read-write test refuses them); use target_session_attrs=primary"});
-  EXPECT_EQ(WarningsOf(DatabaseWith("read-write") + ChecksWith("prefer-standby")),
-            std::vector<std::string>{
-                "warning: [database] dsn has target_session_attrs=read-write: the locks lane never connects (its "
-                "sessions start read-only, default_transaction_read_only=on, and libpq's read-write test refuses "
-                "them); use target_session_attrs=primary"});
   // Both at once, checks first.
   std::vector<std::string> warnings = WarningsOf(DatabaseWith("standby") + ChecksWith("primary"));
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_EQ(warnings[0].rfind("warning: [checks] dsn", 0), 0u) << warnings[0];
   EXPECT_EQ(warnings[1].rfind("warning: [database] dsn", 0), 0u) << warnings[1];
+}
+
+TEST(ChecksDsnConfigTest, ReadWriteInTheDatabaseDsnIsJudgedAsTheLocksLaneAsksForIt) {
+  if (ReadOnlySessionAttrs("read-write") == "read-write") {
+    EXPECT_EQ(WarningsOf(DatabaseWith("read-write")),
+              std::vector<std::string>{
+                  "warning: [database] dsn has target_session_attrs=read-write: the locks lane and the checks "
+                  "lane never connect (their sessions start read-only, default_transaction_read_only=on, and "
+                  "libpq's read-write test refuses them); use target_session_attrs=primary"});
+    EXPECT_EQ(WarningsOf(DatabaseWith("read-write") + ChecksWith("prefer-standby")),
+              std::vector<std::string>{
+                  "warning: [database] dsn has target_session_attrs=read-write: the locks lane never connects "
+                  "(its sessions start read-only, default_transaction_read_only=on, and libpq's read-write test "
+                  "refuses them); use target_session_attrs=primary"});
+  } else {
+    // Asked for as primary: what the locks lane and the cleanup need.
+    EXPECT_TRUE(WarningsOf(DatabaseWith("read-write")).empty());
+    EXPECT_TRUE(WarningsOf(DatabaseWith("read-write") + ChecksWith("prefer-standby")).empty());
+  }
 }
 
 // What the poller compares on a reload: the checks lane reconnects when
