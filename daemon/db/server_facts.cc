@@ -51,9 +51,11 @@ metrics::ServerFacts ServerFactsReader::Read(pqxx::connection& connection) {
     } catch (const pqxx::insufficient_privilege& e) {
       // 42501; libpqxx 6.4 throws this class without the SQLSTATE itself.
       reads_identity_ = false;
-      log::Warn("cannot read the server's identity (pg_control_system, pg_control_checkpoint): "
-                "grant pg_monitor (or EXECUTE on both) to seatwatch's role; failovers are not "
-                "counted",
+      // pg_monitor would not help: these functions are PUBLIC's by default,
+      // and a revoke from PUBLIC is undone only by a grant of their own.
+      log::Warn("cannot read the server's identity: grant EXECUTE ON FUNCTION "
+                "pg_control_system(), pg_control_checkpoint() to seatwatch's role; failovers "
+                "are not counted",
                 {{"lane", lane_}, {"error", e.what()}});
     }
   }

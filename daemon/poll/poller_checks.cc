@@ -1,0 +1,148 @@
+// One poll's work on the lane's session: the server's facts first, then
+// each due check in its own transaction, with the poller's two retries (a
+// session closed while idle, a recovery conflict). The rest of Poller is in
+// poller.cc.
+#include "poll/poller.h"
+
+#include <pqxx/except>
+
+#include "poll/check_runner.h"
+#include "util/log.h"
+
+namespace seatwatch::poll {
+
+namespace {
+
+// The watchdog's limits for one check (see StatementWatchdog): silence, the
+// check's statement_timeout plus a margin; in all, one statement_timeout per
+// statement it may run (its query, one detail query per invariant, the
+// transaction's own; an incremental check's visibility and readiness
+// queries) plus the margin.
+db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
+                                               const TransactionSettings& wanted) {
+  return check.statement_timeout().value_or(wanted.statement_timeout) + Poller::kWatchdogMargin;
+}
+
+db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
+                                              const TransactionSettings& wanted) {
+  auto timeout = check.statement_timeout().value_or(wanted.statement_timeout);
+  int statements = 2 + static_cast<int>(check.invariants().size()) + (check.wants_changes() ? 2 : 0);
+  return timeout * statements + Poller::kWatchdogMargin;
+}
+
+}  // namespace
+
+// The poll's due checks, one transaction each, in order.
+void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
+                    const std::function<bool()>& stopping) {
+  TransactionSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
+  // What the session's connection options already set in every transaction.
+  TransactionSettings session{session_->settings().statement_timeout,
+                              session_->settings().lock_timeout};
+  // One poll's query results: entries sharing one query and params cost one
+  // execution, whichever of them runs first.
+  db::QueryCache queries;
+  bool ran_any = false;
+  bool retried = false;
+  // The check being run again after a recovery conflict (none: due.size()).
+  std::size_t conflict_retry = due.size();
+  for (std::size_t i = 0; i < due.size(); ++i) {
+    if (stopping()) break;
+    Stamp();  // a long poll is progress too, check by check
+    std::vector<ScheduledCheck*> rest(due.begin() + static_cast<long>(i), due.end());
+    bool again = i == conflict_retry;
+    if (ran_any && !session_->connected() && !again) {
+      // Lost mid-poll: the rest could not run, and must not keep showing
+      // their previous results. The next poll reconnects.
+      FailAll(rest, db::FailureReason::kConnection, "lost the database connection");
+      break;
+    }
+    pqxx::connection* connection = nullptr;
+    try {
+      connection = &session_->Connection();
+    } catch (const std::exception& e) {
+      FailAll(rest, db::FailureReason::kConnection, e.what());
+      break;
+    }
+    bool may_retry = !ran_any && !retried;
+    watchdog_->Arm(session_->shared_connection(), Silence(*due[i]->check, wanted),
+                   Budget(*due[i]->check, wanted));
+    RunOutcome outcome =
+        RunCheckTransaction(*connection, *due[i], queries, wanted, session, may_retry, !again);
+    due[i]->status.incremental = due[i]->check->incremental_status();
+    bool gave_up = watchdog_->Disarm();
+    session_->CheckAfterError();
+    if (outcome == RunOutcome::kLostBeforeStart && may_retry && (gave_up || stopping())) {
+      RecordFailure(*due[i], db::FailureReason::kConnection,
+                    gave_up ? "no answer in time; connection dropped" : "stopping", 0);
+    } else if (outcome == RunOutcome::kLostBeforeStart && may_retry) {
+      // The server closed the session while it was idle between polls
+      // (idle_session_timeout, pg_terminate_backend, a restart): nothing of
+      // this poll has run, so reconnect and run it now rather than report
+      // the whole lane down until the next poll. Once: a second failure
+      // goes through the reconnect backoff.
+      log::Info("database session was closed while idle; reconnecting at once",
+                {{"lane", LaneName(lane_)}});
+      session_->Disconnect();
+      retried = true;
+      --i;
+      continue;
+    }
+    ran_any = true;
+    if (outcome == RunOutcome::kRecoveryConflict) {
+      // Once more at once, in a new transaction and so a new snapshot; on a
+      // new session if the conflict ended this one (the FATAL variant: the
+      // next Connection() reconnects without backoff). The poll's cached
+      // results go: the conflict is cached with the query that raised it.
+      if (!session_->connected()) {
+        log::Info("database session ended by a recovery conflict; reconnecting at once",
+                  {{"lane", LaneName(lane_)}});
+      }
+      queries = db::QueryCache();
+      conflict_retry = i;
+      --i;
+      continue;
+    }
+  }
+}
+
+// One statement on the lane's session, under its watchdog like a check. A
+// session the server closed while idle is reconnected and read again at
+// once, as for a check. `unreachable`: why the lane cannot run its checks
+// in this poll (no connection, or none that answers: the watchdog gave up),
+// which they then fail with; else left empty. Other failures leave the lane
+// without facts for this poll; its checks say the rest.
+std::optional<metrics::ServerFacts> Poller::ReadFacts(const std::function<bool()>& stopping,
+                                                      std::string& unreachable) {
+  auto timeout = session_->settings().statement_timeout;
+  for (int attempt = 0; attempt < 2 && !stopping(); ++attempt) {
+    pqxx::connection* connection = nullptr;
+    try {
+      connection = &session_->Connection();
+    } catch (const std::exception& e) {
+      unreachable = e.what();
+      return std::nullopt;
+    }
+    // Two statements at most: the fallback without the server's identity.
+    watchdog_->Arm(session_->shared_connection(), timeout + kWatchdogMargin,
+                   timeout * 2 + kWatchdogMargin);
+    std::optional<metrics::ServerFacts> facts;
+    bool lost = false;
+    try {
+      facts = facts_reader_.Read(*connection);
+    } catch (const std::exception& e) {
+      lost = dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+      log::Debug("cannot read the server facts", {{"lane", LaneName(lane_)}, {"error", e.what()}});
+    }
+    if (watchdog_->Disarm()) {
+      if (!stopping()) unreachable = "no answer in time; connection dropped";
+      session_->CheckAfterError();
+      return std::nullopt;
+    }
+    session_->CheckAfterError();
+    if (facts || !lost) return facts;
+  }
+  return std::nullopt;
+}
+
+}  // namespace seatwatch::poll
