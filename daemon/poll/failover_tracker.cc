@@ -12,11 +12,40 @@ std::string Describe(const std::string& system_identifier, std::uint32_t timelin
   return system_identifier + "/" + std::to_string(timeline);
 }
 
+constexpr const char* kSplitBrain =
+    "lane reaches a server on an older timeline than seen before: split brain?";
+
 }  // namespace
+
+bool FailoverTracker::BehindAnotherPrimary(std::size_t lane_index,
+                                           const metrics::LaneServer& server) {
+  const metrics::ServerFacts& facts = server.facts;
+  if (facts.in_recovery) {
+    warned_.erase(lane_index);
+    return false;
+  }
+  std::uint32_t& newest = primary_highest_[facts.system_identifier];
+  if (facts.timeline >= newest) {
+    newest = facts.timeline;
+    warned_.erase(lane_index);
+    return false;
+  }
+  auto warned = warned_.find(lane_index);
+  if (warned != warned_.end() && warned->second.system_identifier == facts.system_identifier &&
+      warned->second.timeline == facts.timeline) {
+    return true;  // said already
+  }
+  warned_[lane_index] = Identity{facts.system_identifier, facts.timeline};
+  log::Warn(kSplitBrain, {{"lane", server.lane},
+                          {"from", Describe(facts.system_identifier, newest)},
+                          {"to", Describe(facts.system_identifier, facts.timeline)}});
+  return true;
+}
 
 bool FailoverTracker::Observe(std::size_t lane_index, const metrics::LaneServer& server) {
   const metrics::ServerFacts& facts = server.facts;
   if (facts.system_identifier.empty()) return false;
+  bool warned = BehindAnotherPrimary(lane_index, server);
   Identity now{facts.system_identifier, facts.timeline};
   auto highest = highest_.find(now.system_identifier);
   bool known = highest != highest_.end();
@@ -43,8 +72,9 @@ bool FailoverTracker::Observe(std::size_t lane_index, const metrics::LaneServer&
               {{"lane", server.lane},
                {"from", Describe(before.system_identifier, before.timeline)},
                {"to", Describe(now.system_identifier, now.timeline)}});
-  } else if (before.system_identifier == now.system_identifier && now.timeline < before.timeline) {
-    log::Warn("lane reaches a server on an older timeline than seen before: split brain?",
+  } else if (!warned && before.system_identifier == now.system_identifier &&
+             now.timeline < before.timeline) {
+    log::Warn(kSplitBrain,
               {{"lane", server.lane},
                {"from", Describe(before.system_identifier, before.timeline)},
                {"to", Describe(now.system_identifier, now.timeline)}});

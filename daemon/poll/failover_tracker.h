@@ -26,6 +26,11 @@ namespace seatwatch::poll {
 //     with the timeline. A lane back on a lower timeline than its own last
 //     one of the same system identifier is warned about (two servers think
 //     they are the primary?), not counted.
+//   - A lane on a primary whose timeline is lower than that of another
+//     primary of the same system identifier seen before (by any lane) is
+//     warned about too, once while it stays there: the old primary is still
+//     up as a primary next to the promoted one. A standby is never warned
+//     about: its restartpoint's timeline lags behind by design.
 // Logs each counted change at warn. Pure otherwise; not thread-safe (the
 // StatePublisher calls it under its mutex).
 class FailoverTracker {
@@ -41,6 +46,11 @@ class FailoverTracker {
   };
   std::map<std::size_t, Identity> last_;           // by lane
   std::map<std::string, std::uint32_t> highest_;  // by system identifier
+  // The highest timeline any lane saw a primary on, by system identifier,
+  // and the lanes warned about being behind it.
+  std::map<std::string, std::uint32_t> primary_highest_;
+  std::map<std::size_t, Identity> warned_;  // by lane: the identity warned about
+  bool BehindAnotherPrimary(std::size_t lane_index, const metrics::LaneServer& server);
   std::uint64_t count_ = 0;
 };
 

@@ -93,6 +93,41 @@ TEST(FailoverTrackerTest, OlderTimelineIsWarnedAboutNotCounted) {
   EXPECT_EQ(tracker.count(), 1u);
 }
 
+// The old primary still up as a primary while a lane has reached the
+// promoted one: the lane that never left it is warned about, once while it
+// stays there, and nothing is counted for it.
+TEST(FailoverTrackerTest, LaneLeftOnTheOldPrimaryIsWarnedAboutOnce) {
+  FailoverTracker tracker;
+  tracker.Observe(kChecks, Server("7001", 1));
+  tracker.Observe(kLocks, Server("7001", 1));
+  EXPECT_TRUE(tracker.Observe(kChecks, Server("7001", 2)));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 1)));
+  EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 1)));
+  std::string log = ::testing::internal::GetCapturedStderr();
+  const std::string warning = "split brain?";
+  auto first = log.find(warning);
+  ASSERT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find(warning, first + 1), std::string::npos) << log;
+  EXPECT_NE(log.find("from=7001/2"), std::string::npos) << log;
+  EXPECT_NE(log.find("to=7001/1"), std::string::npos) << log;
+  // It moves to the new primary: nothing more to say, nothing counted.
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 2)));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(tracker.count(), 1u);
+}
+
+// A standby behind on its restartpoint's timeline is no split brain.
+TEST(FailoverTrackerTest, StandbyOnAnOlderTimelineIsNotWarnedAbout) {
+  FailoverTracker tracker;
+  tracker.Observe(kLocks, Server("7001", 1));
+  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
 TEST(FailoverTrackerTest, CountedChangeIsLoggedWithBothIdentities) {
   FailoverTracker tracker;
   tracker.Observe(kLocks, Server("7001", 1));
