@@ -12,9 +12,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -31,6 +28,7 @@
 #include "changes/publication_inspector.h"
 #include "config/config.h"
 #include "support/daemon_process.h"
+#include "support/log_capture.h"
 #include "support/incremental_daemon.h"
 #include "support/scratch_db.h"
 #include "support/standby.h"
@@ -48,35 +46,10 @@ constexpr const char* kReason =
     "the server is a standby (in recovery): PostgreSQL 15 decodes changes only on the primary; "
     "point [changes] dsn (or [database] dsn) at the primary";
 
-// The process's log lines (util/log writes them to stderr) while it lives.
-class LogCapture {
- public:
-  LogCapture() : path_(testing::MakeTempDir("sw-standby-log") + "/stderr.log") {
-    std::fflush(stderr);
-    saved_ = dup(2);
-    int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(fd, 2);
-    close(fd);
-  }
-  ~LogCapture() {
-    std::fflush(stderr);
-    dup2(saved_, 2);
-    close(saved_);
-  }
-  std::string Text() const {
-    std::fflush(stderr);
-    return testing::ReadFile(path_);
-  }
-
- private:
-  std::string path_;
-  int saved_ = -1;
-};
+using testing::LogCapture;
 
 size_t Count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
+  return testing::CountOccurrences(text, part);
 }
 
 std::map<std::string, std::string> BookingTables() {

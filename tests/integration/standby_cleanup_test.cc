@@ -9,9 +9,6 @@
 // reconnects, lands on the promoted server and leads there.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -23,6 +20,7 @@
 #include "config/config.h"
 #include "config/load.h"
 #include "support/daemon_process.h"
+#include "support/log_capture.h"
 #include "support/scratch_db.h"
 #include "support/standby.h"
 #include "support/test_env.h"
@@ -50,36 +48,10 @@ constexpr const char* kLockHolders =
     "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 1936023924 "
     "AND l.objid = 2002875491 AND l.objsubid = 1";
 
-// The process's log lines (util/log writes them to stderr) while it lives:
-// fd 2 goes to a file, and back when it ends. Text() reads what is there.
-class LogCapture {
- public:
-  LogCapture() : path_(testing::MakeTempDir("sw-standby-log") + "/stderr.log") {
-    std::fflush(stderr);
-    saved_ = dup(2);
-    int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(fd, 2);
-    close(fd);
-  }
-  ~LogCapture() {
-    std::fflush(stderr);
-    dup2(saved_, 2);
-    close(saved_);
-  }
-  std::string Text() const {
-    std::fflush(stderr);
-    return testing::ReadFile(path_);
-  }
-
- private:
-  std::string path_;
-  int saved_ = -1;
-};
+using testing::LogCapture;
 
 size_t Count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
+  return testing::CountOccurrences(text, part);
 }
 
 double Series(const PublishedText& text, const std::string& series) {
