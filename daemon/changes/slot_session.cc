@@ -22,12 +22,10 @@ db::SessionSettings SettingsOf(const SlotSessionOptions& options) {
   settings.connect_timeout = options.connect_timeout;
   settings.statement_timeout = options.statement_timeout;
   settings.lock_timeout = options.lock_timeout;
-  // Not default_transaction_read_only: libpq counts a session with it on as
-  // read-only, so a [changes] dsn (or [database] dsn) with
-  // target_session_attrs=read-write, as a failover setup has it, would
-  // refuse every server ("session is read-only"). The session runs only the
-  // slot's own statements; the slot is created in a read-only transaction.
-  settings.read_only = false;
+  // Slot functions work in read-only sessions. A DSN's
+  // target_session_attrs=read-write, as a failover setup has it, is asked
+  // of libpq as primary for such a session (see db::BuildConninfo).
+  settings.read_only = true;
   return settings;
 }
 
