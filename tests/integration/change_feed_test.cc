@@ -31,6 +31,7 @@
 #include "changes/feed_verdict.h"
 #include "changes/publication_inspector.h"
 #include "config/config.h"
+#include "support/change_feed_fixtures.h"
 #include "support/scratch_db.h"
 #include "support/stall_proxy.h"
 #include "support/test_env.h"
@@ -40,13 +41,12 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using testing::BookingTables;
+using testing::IncrementalConfig;
+using testing::KeysOf;
 using testing::ScratchDatabase;
 
 constexpr const char* kDb = "sw_change_feed";
-
-std::map<std::string, std::string> BookingTables() {
-  return {{"seats", "event_id"}, {"tickets", "event_id"}, {"payments", "event_id"}};
-}
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -135,15 +135,6 @@ class ChangeFeedTest : public ::testing::Test {
 
 // The changes role exists once some changes DSN was asked for.
 void ScratchChangesRoleReady() { testing::ScratchChangesDsn("postgres"); }
-
-std::set<std::string> KeysOf(const ChangeBatch& batch, const std::string& table) {
-  std::set<std::string> keys;
-  for (const auto& tx : batch.transactions) {
-    auto it = tx.keys.find(table);
-    if (it != tx.keys.end()) keys.insert(it->second.begin(), it->second.end());
-  }
-  return keys;
-}
 
 TEST_F(ChangeFeedTest, CreatesATemporarySlotAndDrainsTheKeysOfACommit) {
   ChangeFeed feed(Options("sw_create"));
@@ -476,19 +467,6 @@ TEST_F(ChangeFeedTest, ADrainDearerThanAFullPassStartsOver) {
   EXPECT_EQ(batch.generation, 2u);
   EXPECT_EQ(feed.generation_reason(), ResyncReason::kDrainCost);
   EXPECT_LT(feed.stats().drain_duration_seconds, first_seconds);
-}
-
-config::Config IncrementalConfig(const std::string& dsn) {
-  config::Config config;
-  config.changes.enabled = true;
-  config.changes.dsn = dsn;
-  config::QueryConfig entry;
-  entry.name = "booking";
-  entry.key = "event_id";
-  entry.tables = BookingTables();
-  entry.scoped_sql = "SELECT 1";
-  config.queries.push_back(entry);
-  return config;
 }
 
 TEST_F(ChangeFeedTest, VerdictOnAndWhatCannotBeMapped) {

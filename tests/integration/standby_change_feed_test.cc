@@ -30,6 +30,7 @@
 #include "support/daemon_process.h"
 #include "support/log_capture.h"
 #include "support/incremental_daemon.h"
+#include "support/change_feed_fixtures.h"
 #include "support/scratch_db.h"
 #include "support/standby.h"
 #include "support/test_env.h"
@@ -39,6 +40,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using testing::BookingTables;
+using testing::IncrementalConfig;
 using testing::ScratchDatabase;
 using testing::ScratchStandby;
 
@@ -52,9 +55,7 @@ size_t Count(const std::string& text, const std::string& part) {
   return testing::CountOccurrences(text, part);
 }
 
-std::map<std::string, std::string> BookingTables() {
-  return {{"seats", "event_id"}, {"tickets", "event_id"}, {"payments", "event_id"}};
-}
+std::set<std::string> SeatKeys(const ChangeBatch& batch) { return testing::KeysOf(batch, "seats"); }
 
 std::string PrimaryPort() {
   std::string port = testing::ReadFile(testing::ScratchPgDir() + "/port");
@@ -117,28 +118,6 @@ class StandbyChangeFeedTest : public ::testing::Test {
   std::unique_ptr<ScratchDatabase> db_;
   std::unique_ptr<ScratchStandby> standby_;
 };
-
-std::set<std::string> SeatKeys(const ChangeBatch& batch) {
-  std::set<std::string> keys;
-  for (const auto& tx : batch.transactions) {
-    auto it = tx.keys.find("seats");
-    if (it != tx.keys.end()) keys.insert(it->second.begin(), it->second.end());
-  }
-  return keys;
-}
-
-config::Config IncrementalConfig(const std::string& dsn) {
-  config::Config config;
-  config.changes.enabled = true;
-  config.changes.dsn = dsn;
-  config::QueryConfig entry;
-  entry.name = "booking";
-  entry.key = "event_id";
-  entry.tables = BookingTables();
-  entry.scoped_sql = "SELECT 1";
-  config.queries.push_back(entry);
-  return config;
-}
 
 TEST_F(StandbyChangeFeedTest, OffOnAStandbyThenUpByItselfAfterThePromotion) {
   // What --check-config says, from the standby itself.

@@ -289,6 +289,13 @@ def booking_config(http_port, dsn, checks_dsn=None, interval="1s", statement_tim
     ]
     if checks_dsn is not None:
         lines += ["[checks]", "dsn = %s" % toml_string(checks_dsn), ""]
+    # Both booking entries recheck only the events the change feed names.
+    incremental = [
+        'key = "event_id"',
+        'tables = { seats = "event_id", tickets = "event_id", payments = "event_id" }',
+        "scoped_sql = %s" % q("reconciliation.scoped.sql"),
+        'expiry_column = "next_expiry_unix"',
+    ]
     lines += [
         "[http]",
         'listen = "127.0.0.1:%d"' % http_port,
@@ -307,10 +314,7 @@ def booking_config(http_port, dsn, checks_dsn=None, interval="1s", statement_tim
         'labels = ["event_id"]',
         'value = "violations"',
         "params = [4]",
-        'key = "event_id"',
-        'tables = { seats = "event_id", tickets = "event_id", payments = "event_id" }',
-        "scoped_sql = %s" % q("reconciliation.scoped.sql"),
-        'expiry_column = "next_expiry_unix"',
+    ] + incremental + [
         "",
         "[[metric]]",
         'name = "event_inventory"',
@@ -318,10 +322,7 @@ def booking_config(http_port, dsn, checks_dsn=None, interval="1s", statement_tim
         'labels = ["event_id", "kind"]',
         'value = "count"',
         "params = [4]",
-        'key = "event_id"',
-        'tables = { seats = "event_id", tickets = "event_id", payments = "event_id" }',
-        "scoped_sql = %s" % q("reconciliation.scoped.sql"),
-        'expiry_column = "next_expiry_unix"',
+    ] + incremental + [
         "",
         "[locks]",
         "enabled = true",
