@@ -10,28 +10,18 @@ namespace seatwatch::config {
 
 namespace {
 
-// How a read-only lane's session built from `dsn` starts: whether with
-// default_transaction_read_only=on (BuildConninfo sets it, or the DSN's own
-// options do), which libpq (14 and later) counts as a read-only server, the
-// primary too; and the target_session_attrs it then asks libpq for.
-struct ReadOnlySession {
-  bool starts_read_only = false;
-  std::string attrs;
-};
-
-ReadOnlySession ReadOnlySessionOf(const std::string& dsn, const DatabaseConfig& database) {
+// The target_session_attrs a read-only lane's session built from `dsn` asks
+// libpq for: read-write goes as primary, read-only as standby (see
+// db::BuildConninfo).
+std::string ReadOnlySessionAttrs(const std::string& dsn, const DatabaseConfig& database) {
   db::SessionSettings settings;
   settings.application_name = database.application_name;
   settings.read_only = true;
-  ReadOnlySession session;
   try {
-    std::string conninfo = db::BuildConninfo(dsn, settings);
-    session.starts_read_only = conninfo.find("default_transaction_read_only=on") != std::string::npos;
-    session.attrs = TargetSessionAttrs(conninfo);
+    return TargetSessionAttrs(db::BuildConninfo(dsn, settings));
   } catch (const std::exception&) {
-    session.attrs = TargetSessionAttrs(dsn);
+    return TargetSessionAttrs(dsn);
   }
-  return session;
 }
 
 }  // namespace
@@ -77,33 +67,16 @@ std::vector<std::string> LaneWarnings(const Config& config) {
   auto warn = [&lines](const std::string& table, const std::string& attrs, const std::string& why) {
     lines.push_back("warning: [" + table + "] dsn has target_session_attrs=" + attrs + ": " + why);
   };
-  // As written, and as the read-only lane's session asks libpq for it.
-  if (!config.checks.dsn.empty()) {
-    std::string written = TargetSessionAttrs(config.checks.dsn);
-    ReadOnlySession session = ReadOnlySessionOf(config.checks.dsn, config.database);
-    if (session.attrs == "read-write" && session.starts_read_only) {
-      warn("checks", written,
-           "the checks lane never connects (its sessions start read-only, default_transaction_read_only=on, "
-           "and libpq's read-write test refuses them); use prefer-standby to read a standby");
-    } else if (session.attrs == "read-write" || session.attrs == "primary") {
-      warn("checks", written, "the checks lane will never use a standby");
-    } else if (session.attrs == "read-only" && session.starts_read_only) {
-      warn("checks", written,
-           "libpq takes the primary as well for the checks lane's read-only sessions; use prefer-standby "
-           "or standby to read a standby");
-    }
+  // Judged as the checks lane's read-only session asks libpq for it, named
+  // as written.
+  if (!config.checks.dsn.empty() &&
+      ReadOnlySessionAttrs(config.checks.dsn, config.database) == "primary") {
+    warn("checks", TargetSessionAttrs(config.checks.dsn), "the checks lane will never use a standby");
   }
   // The cleanup's session is no read-only one: it asks for what is written.
   std::string written = TargetSessionAttrs(config.database.dsn);
-  ReadOnlySession session = ReadOnlySessionOf(config.database.dsn, config.database);
   if (written == "standby" || written == "read-only" || written == "prefer-standby") {
     warn("database", written, "the cleanup and the change feed need the primary");
-  } else if (session.attrs == "read-write" && session.starts_read_only) {
-    warn("database", written,
-         std::string(config.checks.dsn.empty() ? "the locks lane and the checks lane never connect (their"
-                                               : "the locks lane never connects (its") +
-             " sessions start read-only, default_transaction_read_only=on, and libpq's read-write test "
-             "refuses them); use target_session_attrs=primary");
   }
   return lines;
 }

@@ -20,11 +20,10 @@ std::vector<std::string> DescribeLanes(const Config& config);
 
 // The target_session_attrs that defeat the topology, each as one line
 // "warning: [checks|database] dsn has target_session_attrs=X: why". [checks]
-// dsn: primary (the checks lane will never use a standby), read-write (with
-// seatwatch's read-only sessions libpq refuses every server) and read-only
-// (libpq takes the primary too). [database] dsn: standby, read-only or
-// prefer-standby (the cleanup and the change feed need the primary), and
-// read-write (the read-only lanes never connect: primary is the one to use).
+// dsn: primary or read-write (the checks lane will never use a standby; its
+// read-only session asks for read-write as primary). [database] dsn:
+// standby, read-only or prefer-standby (the cleanup and the change feed need
+// the primary).
 std::vector<std::string> LaneWarnings(const Config& config);
 
 // One line for --check-config about [http]: plain HTTP or HTTPS (version,

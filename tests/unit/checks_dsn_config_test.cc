@@ -209,30 +209,11 @@ TEST(ChecksDsnConfigTest, WarnsWhenTheChecksLaneCanNeverUseAStandby) {
 }
 
 TEST(ChecksDsnConfigTest, ReadWriteAndReadOnlyAreJudgedAsTheChecksLaneSessionAsksForThem) {
-  std::string read_write = ReadOnlySessionAttrs("read-write");
-  if (read_write == "read-write") {
-    // Sent as written, libpq refuses every server for a read-only session.
-    EXPECT_EQ(WarningsOf(ChecksWith("read-write")),
-              std::vector<std::string>{
-                  "warning: [checks] dsn has target_session_attrs=read-write: the checks lane never connects (its "
-                  "sessions start read-only, default_transaction_read_only=on, and libpq's read-write test "
-                  "refuses them); use prefer-standby to read a standby"});
-  } else {
-    EXPECT_EQ(read_write, "primary");
-    EXPECT_EQ(WarningsOf(ChecksWith("read-write")),
-              std::vector<std::string>{"warning: [checks] dsn has target_session_attrs=read-write: " + kNeverStandby});
-  }
-  std::string read_only = ReadOnlySessionAttrs("read-only");
-  if (read_only == "read-only") {
-    // Sent as written, libpq takes the primary too for a read-only session.
-    EXPECT_EQ(WarningsOf(ChecksWith("read-only")),
-              std::vector<std::string>{
-                  "warning: [checks] dsn has target_session_attrs=read-only: libpq takes the primary as well for "
-                  "the checks lane's read-only sessions; use prefer-standby or standby to read a standby"});
-  } else {
-    EXPECT_EQ(read_only, "standby");
-    EXPECT_TRUE(WarningsOf(ChecksWith("read-only")).empty());
-  }
+  EXPECT_EQ(ReadOnlySessionAttrs("read-write"), "primary");
+  EXPECT_EQ(WarningsOf(ChecksWith("read-write")),
+            std::vector<std::string>{"warning: [checks] dsn has target_session_attrs=read-write: " + kNeverStandby});
+  EXPECT_EQ(ReadOnlySessionAttrs("read-only"), "standby");
+  EXPECT_TRUE(WarningsOf(ChecksWith("read-only")).empty());
 }
 
 TEST(ChecksDsnConfigTest, WarnsWhenTheDatabaseDsnMayReachAStandby) {
@@ -255,22 +236,10 @@ TEST(ChecksDsnConfigTest, WarnsWhenTheDatabaseDsnMayReachAStandby) {
 }
 
 TEST(ChecksDsnConfigTest, ReadWriteInTheDatabaseDsnIsJudgedAsTheLocksLaneAsksForIt) {
-  if (ReadOnlySessionAttrs("read-write") == "read-write") {
-    EXPECT_EQ(WarningsOf(DatabaseWith("read-write")),
-              std::vector<std::string>{
-                  "warning: [database] dsn has target_session_attrs=read-write: the locks lane and the checks "
-                  "lane never connect (their sessions start read-only, default_transaction_read_only=on, and "
-                  "libpq's read-write test refuses them); use target_session_attrs=primary"});
-    EXPECT_EQ(WarningsOf(DatabaseWith("read-write") + ChecksWith("prefer-standby")),
-              std::vector<std::string>{
-                  "warning: [database] dsn has target_session_attrs=read-write: the locks lane never connects "
-                  "(its sessions start read-only, default_transaction_read_only=on, and libpq's read-write test "
-                  "refuses them); use target_session_attrs=primary"});
-  } else {
-    // Asked for as primary: what the locks lane and the cleanup need.
-    EXPECT_TRUE(WarningsOf(DatabaseWith("read-write")).empty());
-    EXPECT_TRUE(WarningsOf(DatabaseWith("read-write") + ChecksWith("prefer-standby")).empty());
-  }
+  // Asked for as primary: what the locks lane and the cleanup need.
+  EXPECT_EQ(ReadOnlySessionAttrs("read-write"), "primary");
+  EXPECT_TRUE(WarningsOf(DatabaseWith("read-write")).empty());
+  EXPECT_TRUE(WarningsOf(DatabaseWith("read-write") + ChecksWith("prefer-standby")).empty());
 }
 
 // What the poller compares on a reload: the checks lane reconnects when
