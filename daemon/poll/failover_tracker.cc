@@ -72,8 +72,10 @@ bool FailoverTracker::Observe(std::size_t lane_index, const metrics::LaneServer&
               {{"lane", server.lane},
                {"from", Describe(before.system_identifier, before.timeline)},
                {"to", Describe(now.system_identifier, now.timeline)}});
-  } else if (!warned && before.system_identifier == now.system_identifier &&
+  } else if (!warned && !facts.in_recovery && before.system_identifier == now.system_identifier &&
              now.timeline < before.timeline) {
+    // Not a standby: an old primary rejoined as one reads the timeline of
+    // its last restartpoint, still the old one until its next.
     log::Warn(kSplitBrain,
               {{"lane", server.lane},
                {"from", Describe(before.system_identifier, before.timeline)},

@@ -23,9 +23,11 @@ namespace seatwatch::poll {
 //     system identifier was never seen, or its timeline is higher than the
 //     highest seen for that identifier. Not counted otherwise: another lane
 //     counted the same move already, or a standby's restartpoint caught up
-//     with the timeline. A lane back on a lower timeline than its own last
-//     one of the same system identifier is warned about (two servers think
-//     they are the primary?), not counted.
+//     with the timeline. A lane back on a primary on a lower timeline than
+//     its own last one of the same system identifier is warned about (two
+//     servers think they are the primary?), not counted; back on a standby
+//     it is not (the old primary rejoined as a standby after a failover
+//     reads the timeline of its last restartpoint, the old one).
 //   - A lane on a primary whose timeline is lower than that of another
 //     primary of the same system identifier seen before (by any lane) is
 //     warned about too, once while it stays there: the old primary is still

@@ -128,6 +128,21 @@ TEST(FailoverTrackerTest, StandbyOnAnOlderTimelineIsNotWarnedAbout) {
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
+// After a failover a lane that read the promoted node reconnects to the old
+// primary, rejoined as a standby whose last restartpoint is still on the old
+// timeline: no split brain, nothing counted; and its restartpoint catching
+// up later is no new failover either.
+TEST(FailoverTrackerTest, LaneBackOnTheRejoinedOldPrimaryIsNotWarnedAbout) {
+  FailoverTracker tracker;
+  tracker.Observe(kChecks, Server("7001", 1));
+  EXPECT_TRUE(tracker.Observe(kChecks, Server("7001", 2)));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
+  EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 2, true)));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(tracker.count(), 1u);
+}
+
 TEST(FailoverTrackerTest, CountedChangeIsLoggedWithBothIdentities) {
   FailoverTracker tracker;
   tracker.Observe(kLocks, Server("7001", 1));
