@@ -92,17 +92,47 @@ std::string DescribeServer(const metrics::ServerFacts& facts) {
   return out.str();
 }
 
+bool SameServer(const metrics::ServerFacts& a, const metrics::ServerFacts& b) {
+  return a.in_recovery == b.in_recovery && a.system_identifier == b.system_identifier &&
+         a.timeline == b.timeline;
+}
+
+// One line each for the DSN and the server when every lane saw the same, so
+// the usual single-DSN report reads as before; else a line per lane.
+void WriteLanes(std::ostringstream& out, const metrics::PollState& state,
+                const std::vector<OnceLane>& lanes) {
+  bool same = true;
+  for (const auto& lane : lanes) {
+    same = same && lane.masked_dsn == lanes.front().masked_dsn &&
+           lane.reachable == lanes.front().reachable;
+  }
+  for (const auto& server : state.servers) {
+    same = same && SameServer(server.facts, state.servers.front().facts);
+  }
+  auto reach = [](bool reachable) { return reachable ? "reachable" : "UNREACHABLE"; };
+  if (same && !lanes.empty()) {
+    out << "database: " << lanes.front().masked_dsn << " (" << reach(lanes.front().reachable)
+        << ")\n";
+    if (!state.servers.empty()) {
+      out << "server: " << DescribeServer(state.servers.front().facts) << "\n";
+    }
+    return;
+  }
+  for (const auto& lane : lanes) {
+    out << "database (" << lane.lane << " lane): " << lane.masked_dsn << " ("
+        << reach(lane.reachable) << ")\n";
+  }
+  for (const auto& server : state.servers) {
+    out << "server (" << server.lane << " lane): " << DescribeServer(server.facts) << "\n";
+  }
+}
+
 }  // namespace
 
-std::string FormatOnceReport(const metrics::PollState& state, const std::string& masked_dsn) {
+std::string FormatOnceReport(const metrics::PollState& state, const std::vector<OnceLane>& lanes) {
   std::ostringstream out;
   out << "seatwatch report\n";
-  out << "database: " << masked_dsn << " (" << (state.database_up ? "reachable" : "UNREACHABLE")
-      << ")\n";
-  for (const auto& server : state.servers) {
-    out << "server" << (state.servers.size() > 1 ? " (" + server.lane + " lane)" : "") << ": "
-        << DescribeServer(server.facts) << "\n";
-  }
+  WriteLanes(out, state, lanes);
   out << "\n";
 
   out << "INVARIANTS\n";

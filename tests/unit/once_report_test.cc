@@ -48,7 +48,7 @@ TEST(OnceReportTest, ShowsViolationsDetailAndFailures) {
   failing.last_reason = "timeout";
   failing.last_error = "canceling statement due to statement timeout";
   state.checks = {Check("a", false), Check("b", true), failing};
-  std::string text = FormatOnceReport(state, "host=db password=****");
+  std::string text = FormatOnceReport(state, {{"checks", "host=db password=****", true}});
   EXPECT_NE(text.find("  OK        a\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  VIOLATED  b  (1 rows, total 4)"), std::string::npos) << text;
   EXPECT_NE(text.find("event_id=3  4"), std::string::npos) << text;
@@ -85,7 +85,7 @@ TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
   failing.last_reason = "sql";
   failing.last_error = "relation \"x\x1b[8m\" does not exist\nLINE 1: ...";
   state.checks = {violated, metric, failing};
-  std::string text = FormatOnceReport(state, "host=db");
+  std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
   for (unsigned char c : text) {
     EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << "byte " << int(c) << " in\n" << text;
   }
@@ -100,6 +100,70 @@ TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
   EXPECT_NE(text.find("query=\\x1b[31mred\n"), std::string::npos) << text;
 }
 
+metrics::LaneServer Server(const std::string& lane, bool in_recovery, std::uint32_t timeline) {
+  metrics::LaneServer server;
+  server.lane = lane;
+  server.facts.in_recovery = in_recovery;
+  server.facts.replica_lag_seconds = in_recovery ? 0.4 : 0;
+  server.facts.system_identifier = "7001";
+  server.facts.timeline = timeline;
+  return server;
+}
+
+// Both lanes on one DSN and one server: one line for each, as with one lane.
+TEST(OnceReportTest, LanesOnOneServerShareTheirLines) {
+  metrics::PollState state;
+  state.database_up = true;
+  state.servers = {Server("checks", false, 1), Server("locks", false, 1)};
+  std::string text =
+      FormatOnceReport(state, {{"checks", "host=db", true}, {"locks", "host=db", true}});
+  EXPECT_EQ(text.substr(0, text.find("\n\n")),
+            "seatwatch report\ndatabase: host=db (reachable)\nserver: primary")
+      << text;
+}
+
+// [checks] dsn on a standby: each lane's DSN, whether it was reached, and the
+// server it read; an unreachable lane has no server line.
+TEST(OnceReportTest, EachLaneSaysItsDsnAndServer) {
+  metrics::PollState state;
+  state.database_up = true;
+  state.servers = {Server("checks", true, 1), Server("locks", false, 1)};
+  std::string text =
+      FormatOnceReport(state, {{"checks", "host=standby", true}, {"locks", "host=primary", true}});
+  EXPECT_EQ(text.substr(0, text.find("\n\n")),
+            "seatwatch report\n"
+            "database (checks lane): host=standby (reachable)\n"
+            "database (locks lane): host=primary (reachable)\n"
+            "server (checks lane): standby, replay 0.4 s behind\n"
+            "server (locks lane): primary")
+      << text;
+  state.database_up = false;
+  state.servers = {Server("locks", false, 1)};
+  text = FormatOnceReport(state,
+                          {{"checks", "host=standby", false}, {"locks", "host=primary", true}});
+  EXPECT_EQ(text.substr(0, text.find("\n\n")),
+            "seatwatch report\n"
+            "database (checks lane): host=standby (UNREACHABLE)\n"
+            "database (locks lane): host=primary (reachable)\n"
+            "server (locks lane): primary")
+      << text;
+}
+
+// A right-to-left override in a key would reverse the rest of the line on
+// the terminal.
+TEST(OnceReportTest, BidiControlsFromTheDatabaseAreEscaped) {
+  metrics::PollState state;
+  state.database_up = true;
+  auto violated = Check("b", true);
+  checks::CheckOutput output = *violated.output;
+  output.invariants[0].violations[0].labels[0].value = "A12\u202E\u2067x";
+  violated.output = std::make_shared<const checks::CheckOutput>(output);
+  state.checks = {violated};
+  std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
+  EXPECT_NE(text.find("event_id=A12\\xe2\\x80\\xae\\xe2\\x81\\xa7x  4"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\u202E"), std::string::npos) << text;
+}
+
 // Printable UTF-8 (an accented name, a euro sign) is shown as it is.
 TEST(OnceReportTest, PrintableUtf8IsKept) {
   metrics::PollState state;
@@ -109,7 +173,7 @@ TEST(OnceReportTest, PrintableUtf8IsKept) {
   output.invariants[0].violations[0].labels[0].value = "Z\xc3\xbcrich \xe2\x82\xac";
   violated.output = std::make_shared<const checks::CheckOutput>(output);
   state.checks = {violated};
-  std::string text = FormatOnceReport(state, "host=db");
+  std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
   EXPECT_NE(text.find("event_id=Z\xc3\xbcrich \xe2\x82\xac  4"), std::string::npos) << text;
 }
 
