@@ -6,6 +6,18 @@
 
 namespace seatwatch::page {
 
+namespace {
+
+void AppendHex(std::string& out, std::string_view bytes) {
+  for (char byte : bytes) {
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(byte));
+    out += escaped;
+  }
+}
+
+}  // namespace
+
 void AppendHtmlEscaped(std::string& out, std::string_view text) {
   out.reserve(out.size() + text.size());
   size_t i = 0;
@@ -14,6 +26,11 @@ void AppendHtmlEscaped(std::string& out, std::string_view text) {
     if (length == 0) {
       out += "\xEF\xBF\xBD";  // U+FFFD
       ++i;
+      continue;
+    }
+    if (length > 1 && util::IsBidiControl(text, i, length)) {
+      AppendHex(out, text.substr(i, length));
+      i += length;
       continue;
     }
     if (length > 1) {
@@ -44,9 +61,7 @@ void AppendHtmlEscaped(std::string& out, std::string_view text) {
         break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-          out += escaped;
+          AppendHex(out, text.substr(i - 1, 1));
         } else {
           out += static_cast<char>(c);
         }

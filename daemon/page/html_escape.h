@@ -11,7 +11,9 @@ namespace seatwatch::page {
 // references, so `<script>alert(1)</script>` shows as text and runs nothing.
 // Bytes that are not UTF-8 become U+FFFD (a database in SQL_ASCII passes any
 // byte through, and the page is served as UTF-8); control characters other
-// than tab and line feed are shown as \xNN, as the --once report does. Pure.
+// than tab and line feed, and bidirectional controls (U+202E would reverse
+// the text after it: see util::IsBidiControl), are shown as \xNN, as the
+// --once report does. Pure.
 std::string HtmlEscape(std::string_view text);
 
 // Appends HtmlEscape(text) to `out`.

@@ -41,7 +41,7 @@ std::string Escape(std::string_view text, bool keep_newlines) {
     size_t length = util::Utf8SequenceLength(text, i);
     // U+0080..U+009F, the C1 controls, are C2 80..C2 9F in UTF-8.
     bool c1 = length == 2 && byte == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
-    if (length == 0 || c1) {
+    if (length == 0 || c1 || util::IsBidiControl(text, i, length)) {
       size_t n = length == 0 ? 1 : length;
       for (size_t k = 0; k < n; ++k) AppendHex(out, static_cast<unsigned char>(text[i + k]));
       i += n;

@@ -91,4 +91,17 @@ size_t Utf8Prefix(std::string_view text, size_t max_bytes) {
   return cut;
 }
 
+bool IsBidiControl(std::string_view text, size_t i, size_t length) {
+  auto at = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  if (length == 2) return at(0) == 0xD8 && at(1) == 0x9C;  // U+061C
+  if (length != 3 || at(0) != 0xE2) return false;
+  unsigned char second = at(1);
+  unsigned char third = at(2);
+  if (second == 0x80) {
+    return third == 0x8E || third == 0x8F ||      // U+200E, U+200F
+           (third >= 0xAA && third <= 0xAE);      // U+202A..U+202E
+  }
+  return second == 0x81 && third >= 0xA6 && third <= 0xA9;  // U+2066..U+2069
+}
+
 }  // namespace seatwatch::util

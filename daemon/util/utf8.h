@@ -20,6 +20,13 @@ bool IsValidUtf8(std::string_view text);
 void AppendValidUtf8(std::string& out, std::string_view text);
 std::string ValidUtf8(std::string_view text);
 
+// Whether the well-formed sequence of `length` bytes at text[i] (see
+// Utf8SequenceLength) is a bidirectional formatting control: U+061C,
+// U+200E, U+200F, U+202A..U+202E, U+2066..U+2069. Shown as it is, a
+// right-to-left override in a seat name reverses the text after it, on a
+// page as on a terminal, so what the database sends is not what is read.
+bool IsBidiControl(std::string_view text, size_t i, size_t length);
+
 // The longest prefix of `text` of at most `max_bytes` that does not end in
 // the middle of a character, for cutting text to a size.
 size_t Utf8Prefix(std::string_view text, size_t max_bytes);

@@ -35,6 +35,18 @@ TEST(HtmlEscapeTest, BadBytesAndControlsAreShownNotPassed) {
   EXPECT_EQ(HtmlEscape("\x1b[2J\r\x7f"), "\\x1b[2J\\x0d\\x7f");
 }
 
+// A right-to-left override (U+202E) in a seat name would reverse the text
+// after it on the page: every bidirectional control is shown by its bytes.
+TEST(HtmlEscapeTest, BidiControlsAreShownNotObeyed) {
+  EXPECT_EQ(HtmlEscape("A12\u202Egpj.exe"), "A12\\xe2\\x80\\xaegpj.exe");
+  EXPECT_EQ(HtmlEscape("\u061C\u200E\u200F\u202A\u202B\u202C\u202D\u2066\u2067\u2068\u2069"),
+            "\\xd8\\x9c\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xe2\\x80\\xaa\\xe2\\x80\\xab"
+            "\\xe2\\x80\\xac\\xe2\\x80\\xad\\xe2\\x81\\xa6\\xe2\\x81\\xa7\\xe2\\x81\\xa8"
+            "\\xe2\\x81\\xa9");
+  // Their neighbours in the same blocks are ordinary text.
+  EXPECT_EQ(HtmlEscape("\u2010\u2030\u2065\u206A\u0620"), "\u2010\u2030\u2065\u206A\u0620");
+}
+
 TEST(PageFormatTest, AgesReadAtAGlance) {
   EXPECT_EQ(FormatAge(0.42), "0.4s");
   EXPECT_EQ(FormatAge(12), "12.0s");
