@@ -2,6 +2,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <future>
 #include <thread>
 
 #include "app/commands.h"
@@ -39,6 +40,10 @@ std::optional<config::Config> TryReload(const std::string& path, const std::stri
     return std::nullopt;
   }
 }
+
+// SIGTERM to exit, at most (the README promises 2 s): whatever is still
+// running then holds nothing worth waiting for.
+constexpr std::chrono::milliseconds kStopBudget{1700};
 
 }  // namespace
 
@@ -108,25 +113,37 @@ int DaemonCommand(config::Config config, const std::string& config_path,
     break;
   }
   service.Stopping();  // STOPPING=1; no more watchdog pings
-  auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
-  pollers.Stop();          // each lane cancels the statement in flight
-  cleanup.RequestStop();   // the batch in flight is cancelled and rolled back
-  bool stopped = pollers.WaitFor(std::chrono::milliseconds(1500)) &&
-                 cleanup.WaitStopped(std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::max(stop_deadline - std::chrono::steady_clock::now(),
-                              std::chrono::steady_clock::duration::zero())));
-  if (!stopped) {
-    // Only a lane or the cleanup inside a connect attempt can still be
-    // running (libpq bounds it by connect_timeout alone, and it cannot be
-    // interrupted); there is nothing of it to save, and SIGTERM must not
-    // wait for it.
-    log::Warn("a lane or the cleanup is still connecting; exiting without waiting for it");
+  auto deadline = std::chrono::steady_clock::now() + kStopBudget;
+  auto left = [deadline] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::max(deadline - std::chrono::steady_clock::now(),
+                 std::chrono::steady_clock::duration::zero()));
+  };
+  pollers.Stop();         // each lane cancels the statement in flight
+  cleanup.RequestStop();  // the batch in flight is cancelled and rolled back
+  // The HTTP server stops meanwhile, not after: CivetWeb's mg_stop waits for
+  // every worker, and one blocked on an idle keep-alive connection (every
+  // Prometheus leaves one) sees the stop only at its next 2 s poll.
+  std::promise<void> http_done;
+  std::future<void> http_stopped = http_done.get_future();
+  std::thread http_stopper([&server, &http_done] {
     server.Stop();
+    http_done.set_value();
+  });
+  bool stopped = pollers.WaitFor(left()) && cleanup.WaitStopped(left());
+  bool http = http_stopped.wait_for(left()) == std::future_status::ready;
+  if (!stopped || !http) {
+    // Only a lane or the cleanup inside a connect attempt (libpq bounds it by
+    // connect_timeout alone, and it cannot be interrupted), or an HTTP
+    // worker waiting on an idle client, can still be running; there is
+    // nothing of either to save, and SIGTERM must not wait for them.
+    log::Warn(stopped ? "http connections still open; exiting without waiting for them"
+                      : "a lane or the cleanup is still connecting; exiting without waiting for it");
     log::Info("seatwatch stopped");
     std::_Exit(0);
   }
+  http_stopper.join();
   cleanup.Stop();  // finished: joins its thread
-  server.Stop();
   log::Info("seatwatch stopped");
   return 0;
 }
