@@ -87,8 +87,8 @@ def parse_args(argv):
                    action="store_false",
                    help="send the final SIGTERM while the database answers; by default it is "
                         "sent 6 s into a stall, with statements in flight that never answer")
-    p.add_argument("--sigterm-bound", type=float, default=3,
-                   help="seconds the daemon may take to exit on SIGTERM (default 3)")
+    p.add_argument("--sigterm-bound", type=float, default=2,
+                   help="seconds the daemon may take to exit on SIGTERM (default 2, as the README promises)")
     return p.parse_args(argv)
 
 
