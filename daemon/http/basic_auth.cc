@@ -6,7 +6,9 @@
 #include <openssl/rand.h>
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
+#include <thread>
 
 #include "http/bcrypt.h"
 
@@ -24,6 +26,8 @@ struct BasicAuth::Table {
   std::map<std::string, std::string> users;
   int max_cost = 0;
   std::string dummy_hash;  // an unknown user is checked against this, at max_cost
+  // How long a bcrypt at max_cost takes: the least a failure takes.
+  std::atomic<int64_t> failure_ns{0};
   std::mutex cache_mutex;
   std::map<std::string, Remembered, std::less<>> cache;  // user -> what verified
 };
@@ -36,6 +40,10 @@ std::string RandomText(size_t bytes) {
     throw std::runtime_error("no random bytes from OpenSSL");
   }
   return out;
+}
+
+int64_t Nanoseconds(std::chrono::steady_clock::duration duration) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count();
 }
 
 }  // namespace
@@ -58,12 +66,16 @@ void BasicAuth::SetUsers(const std::map<std::string, std::string>& users) {
     for (const auto& [name, hash] : users) table->max_cost = std::max(table->max_cost, BcryptCost(hash));
     if (old && old->max_cost == table->max_cost) {
       table->dummy_hash = old->dummy_hash;
+      table->failure_ns = old->failure_ns.load();
     } else {
       // As dear as the dearest real hash, and of a random password, so that
-      // it never matches anything presented.
+      // it never matches anything presented. Making it costs what checking
+      // it does: the first measure of a failure's time.
       std::string password;
       for (char c : RandomText(24)) password += "0123456789abcdef"[static_cast<unsigned char>(c) % 16];
+      auto start = std::chrono::steady_clock::now();
       table->dummy_hash = BcryptHash(password, table->max_cost);
+      table->failure_ns = Nanoseconds(std::chrono::steady_clock::now() - start);
     }
   }
   if (old) {
@@ -97,6 +109,10 @@ std::string BasicAuth::Digest(std::string_view password) const {
 
 bool BasicAuth::enabled() const { return !Current()->users.empty(); }
 
+std::chrono::nanoseconds BasicAuth::failure_time() const {
+  return std::chrono::nanoseconds(Current()->failure_ns.load());
+}
+
 bool BasicAuth::Verify(std::string_view user, std::string_view password) {
   return Check(user, password) == AuthVerdict::kAllowed;
 }
@@ -118,11 +134,22 @@ AuthVerdict BasicAuth::Check(std::string_view user, std::string_view password) {
   const std::string& hash = known ? found->second : table->dummy_hash;
   auto run = queue_.Matches(password, hash);
   if (!run) return AuthVerdict::kBusy;
+  if (BcryptCost(hash) == table->max_cost) {
+    // A moving average of what a bcrypt at that cost takes now (the load of
+    // the machine changes it), for the failures of cheaper hashes to match.
+    int64_t old_ns = table->failure_ns.load();
+    table->failure_ns = old_ns + (Nanoseconds(run->took) - old_ns) / 4;
+  }
   if (known && run->matches) {
     std::lock_guard<std::mutex> lock(table->cache_mutex);
     table->cache[found->first] = Table::Remembered{found->second, digest};
     return AuthVerdict::kAllowed;
   }
+  // A failure lasts as long as a bcrypt at the dearest cost, whatever the
+  // user's own cost (or none): timing must not tell users apart. Slept after
+  // the turn is passed on, so the queue does not wait for it.
+  auto left = std::chrono::nanoseconds(table->failure_ns.load()) - run->took;
+  if (left > std::chrono::nanoseconds::zero()) std::this_thread::sleep_for(left);
   return AuthVerdict::kDenied;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,8 +29,11 @@ enum class AuthVerdict { kAllowed, kDenied, kBusy };
 // passwords holds one core and cannot make a scraper wait behind it: one
 // more is answered kBusy at once.
 //
-// An unknown user costs one bcrypt against a dummy hash of the same cost as
-// the dearest configured one.
+// Timing tells nothing of which users exist: an unknown user costs a bcrypt
+// against a dummy hash as dear as the dearest configured one, and every
+// failure takes at least as long as a bcrypt at that cost (measured when
+// the users are set, then from each such bcrypt), so that a wrong password
+// for a user with a cheaper hash is not told apart either.
 //
 // Thread-safe. SetUsers replaces the table; a remembered credential is kept
 // only while its user keeps the same hash (a password changed on reload
@@ -57,6 +61,8 @@ class BasicAuth {
   uint64_t bcrypt_runs() const { return queue_.runs(); }
   uint64_t busy_refusals() const { return queue_.refused(); }
   uint64_t bcrypts_queued() const { return queue_.size(); }
+  // How long a failed check takes at least (a bcrypt at the dearest cost).
+  std::chrono::nanoseconds failure_time() const;
 
  private:
   struct Table;

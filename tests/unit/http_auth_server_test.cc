@@ -1,12 +1,14 @@
 // Basic auth through a real CivetWeb server (plain HTTP, loopback): the 401
 // and its challenge, the probes' exemption, the order method -> auth ->
-// route, and the 503 when too many credentials are being checked.
+// route, the 503 when too many credentials are being checked, and response
+// times that do not tell which users exist.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -107,6 +109,57 @@ std::string Basic(const std::string& user, const std::string& password) {
     out += i + 2 < in.size() ? kAlphabet[n & 63] : '=';
   }
   return "Basic " + out;
+}
+
+// The median response time of `count` requests for /metrics with these
+// credentials, each answered with `status`.
+double MedianMillis(int port, const std::string& authorization, int count, int status) {
+  std::vector<double> millis;
+  for (int i = 0; i < count; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    testing::HttpResponse response =
+        HttpExchange(port, "GET /metrics HTTP/1.0\r\nAuthorization: " + authorization + "\r\n\r\n");
+    millis.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    EXPECT_EQ(response.status, status) << authorization;
+  }
+  std::sort(millis.begin(), millis.end());
+  return millis[millis.size() / 2];
+}
+
+// Users whose hashes have different costs: before, a wrong password took
+// what its user's own bcrypt takes (cost 4: about 1 ms, cost 9: about 30 ms)
+// and an unknown user what the dummy hash at the dearest cost takes, so the
+// time of a 401 told which users exist. Now every failure lasts as long as a
+// bcrypt at the dearest cost.
+TEST(HttpAuthTimingTest, AWrongPasswordTakesAsLongForEveryUserAsForAnUnknownOne) {
+  int port = testing::FreePort();
+  auto gate = std::make_shared<http::BasicAuthGate>(
+      std::map<std::string, std::string>{{"prometheus", kHash}, {"grafana", http::BcryptHash("dashboards", 9)}},
+      true);
+  http::ServerOptions options;
+  options.threads = 4;
+  options.auth = gate;
+  http::Server server("127.0.0.1:" + std::to_string(port), options);
+  server.Route("/metrics", [] {
+    http::Response response;
+    response.Text(200, "served\n");
+    return response;
+  });
+  server.Start();
+  // One of each first, so that the measures below see a warm server.
+  MedianMillis(port, Basic("grafana", "wrong"), 1, 401);
+  double cheap = MedianMillis(port, Basic("prometheus", "wrong"), 9, 401);
+  double dear = MedianMillis(port, Basic("grafana", "wrong"), 9, 401);
+  double unknown = MedianMillis(port, Basic("nobody", "wrong"), 9, 401);
+  std::cout << "median 401: cost-4 user " << cheap << " ms, cost-9 user " << dear << " ms, unknown user " << unknown
+            << " ms\n";
+  // Within a factor of 2 on a loaded machine; before, 20 to 30 apart.
+  EXPECT_GT(cheap, dear / 2) << "cost 4 " << cheap << " ms, cost 9 " << dear << " ms, unknown " << unknown << " ms";
+  EXPECT_LT(cheap, dear * 2) << "cost 4 " << cheap << " ms, cost 9 " << dear << " ms, unknown " << unknown << " ms";
+  EXPECT_GT(unknown, dear / 2) << "cost 9 " << dear << " ms, unknown " << unknown << " ms";
+  EXPECT_LT(unknown, dear * 2) << "cost 9 " << dear << " ms, unknown " << unknown << " ms";
+  // The right password is not held back, nor remembered ones.
+  EXPECT_LT(MedianMillis(port, Basic("prometheus", "s3cret"), 3, 200), dear);
 }
 
 // Credentials not yet remembered while the bcrypt queue is full: a 503 with
