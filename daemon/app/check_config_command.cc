@@ -12,6 +12,7 @@
 #include "db/conninfo.h"
 #include "db/savepoint.h"
 #include "db/rows.h"
+#include "http/tls_validity.h"
 #include "metrics/row_mapping.h"
 
 namespace seatwatch::app {
@@ -59,6 +60,7 @@ int CheckConfigCommand(const config::Config& config) {
   for (const auto& line : config::LaneWarnings(config)) std::cout << line << "\n";
   for (const auto& line : config::DescribeIncremental(config)) std::cout << line << "\n";
   std::cout << config::DescribeHttp(config) << "\n";
+  for (const auto& line : config::HttpWarnings(config, http::UnixNowSeconds())) std::cout << line << "\n";
   // From the database: why incremental mode is off (wal_level, REPLICATION,
   // the publication), or what it cannot map.
   if (config.changes.enabled) std::cout << changes::CheckFeed(config) << "\n";

@@ -78,7 +78,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   http::Server server(config.http.listen, server_options);
   // The only part that writes to the database; its own thread and connection.
   cleanup::CleanupService cleanup(config);
-  http::RegisterHandlers(server, store, {cleanup.MetricsSource()});
+  http::RegisterHandlers(server, store, {cleanup.MetricsSource(), security.MetricsSource()});
   page::RegisterStatusPage(server, store, cleanup.StatusSource());
   try {
     server.Start();

@@ -2,15 +2,24 @@
 
 #include <openssl/tls1.h>
 
+#include <stdexcept>
+
 #include "http/tls_credentials.h"
+#include "http/tls_metrics.h"
+#include "http/tls_validity.h"
 #include "util/log.h"
 
 namespace seatwatch::app {
 
 namespace {
 
+// LoadConfig refused a certificate that is not valid; this judges it again
+// at the moment it is put to use.
 std::shared_ptr<const http::TlsCredentials> CredentialsOf(const config::HttpConfig& http) {
-  return http::ParseTlsCredentials(http.tls_cert_pem, http.tls_key_pem, http.tls_client_ca_pem);
+  auto credentials = http::ParseTlsCredentials(http.tls_cert_pem, http.tls_key_pem, http.tls_client_ca_pem);
+  std::string problem = http::ValidityProblem(credentials->validity(), http::UnixNowSeconds());
+  if (!problem.empty()) throw std::runtime_error(http.tls_cert_file + " " + problem);
+  return credentials;
 }
 
 void LogCertificate(const char* message, const config::HttpConfig& http, const http::TlsCredentials& tls) {
@@ -19,6 +28,14 @@ void LogCertificate(const char* message, const config::HttpConfig& http, const h
                       {"subject", tls.subject()},
                       {"not_after", tls.not_after()},
                       {"client_ca", http.tls_client_ca_file.empty() ? "none" : http.tls_client_ca_file}});
+  int64_t now = http::UnixNowSeconds();
+  if (http::ExpiresSoon(tls.validity(), now)) {
+    log::Warn("TLS certificate expires soon: renew it, then send SIGHUP",
+              {{"cert", http.tls_cert_file},
+               {"serial", tls.serial()},
+               {"not_after", http::UtcText(tls.validity().not_after)},
+               {"expires_in", http::TimeLeftText(tls.validity(), now)}});
+  }
 }
 
 void WarnIfCleartext(const config::HttpConfig& http) {
@@ -54,6 +71,15 @@ void HttpSecurity::Apply(http::ServerOptions& options) const {
   options.auth = auth_;
 }
 
+http::MetricsSource HttpSecurity::MetricsSource() const {
+  std::shared_ptr<http::TlsStore> tls = tls_;
+  return [tls]() -> std::shared_ptr<const std::string> {
+    if (!tls) return nullptr;
+    auto served = tls->Current();
+    return served ? std::make_shared<const std::string>(http::RenderTlsMetrics(*served)) : nullptr;
+  };
+}
+
 void HttpSecurity::Reload(const config::HttpConfig& fresh) {
   if (fresh.listen != started_.listen) {
     log::Warn("http.listen changed: takes effect after a restart; still listening as before",
@@ -75,7 +101,8 @@ void HttpSecurity::Reload(const config::HttpConfig& fresh) {
       tls_->Set(credentials);
       LogCertificate("TLS certificate reloaded", fresh, *credentials);
     } catch (const std::exception& e) {
-      // LoadConfig checked them; only a file changed in between gets here.
+      // LoadConfig checked them; only a certificate that expired in between
+      // gets here.
       log::Error("TLS certificate reload failed; keeping the running certificate",
                  {{"cert", fresh.tls_cert_file}, {"error", e.what()}});
     }

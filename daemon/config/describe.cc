@@ -4,6 +4,7 @@
 #include "db/conninfo.h"
 #include "db/dsn_mask.h"
 #include "http/tls_credentials.h"
+#include "http/tls_validity.h"
 #include "util/duration.h"
 
 namespace seatwatch::config {
@@ -106,6 +107,24 @@ std::string DescribeHttp(const Config& config) {
             (http.auth_exempt_probes ? " (/healthz and /readyz exempt)" : " (every path)");
   }
   return line;
+}
+
+std::vector<std::string> HttpWarnings(const Config& config, int64_t now) {
+  const HttpConfig& http = config.http;
+  std::vector<std::string> lines;
+  if (!http.tls()) return lines;
+  try {
+    auto tls = http::ParseTlsCredentials(http.tls_cert_pem, http.tls_key_pem, http.tls_client_ca_pem);
+    if (http::ExpiresSoon(tls->validity(), now)) {
+      lines.push_back("warning: http.tls_cert_file: " + http.tls_cert_file + " expires at " +
+                      http::UtcText(tls->validity().not_after) + ", in " +
+                      http::TimeLeftText(tls->validity(), now) +
+                      ": renew it, then send SIGHUP (every scrape fails once it has expired)");
+    }
+  } catch (const std::exception&) {
+    // DescribeHttp says why the certificate did not load.
+  }
+  return lines;
 }
 
 }  // namespace seatwatch::config

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,10 @@ std::vector<std::string> LaneWarnings(const Config& config);
 // certificates), and Basic auth (users, probes). Needs the TLS files read
 // (LoadConfig).
 std::string DescribeHttp(const Config& config);
+
+// "warning: ..." lines for --check-config about [http]: a certificate that
+// expires within 14 days of `now` (unix seconds; LoadConfig has refused one
+// that is expired or not yet valid).
+std::vector<std::string> HttpWarnings(const Config& config, int64_t now);
 
 }  // namespace seatwatch::config

@@ -7,6 +7,7 @@
 #include "config/read_file.h"
 #include "config/validate.h"
 #include "http/tls_credentials.h"
+#include "http/tls_validity.h"
 
 namespace seatwatch::config {
 
@@ -43,9 +44,15 @@ void LoadHttpFiles(Config& config) {
     http.tls_client_ca_pem = ReadHttpFile(http, http.tls_client_ca_file, "tls_client_ca_file");
   }
   // Parsed here as the server will parse them, so --check-config and a
-  // reload refuse a key that does not match its certificate.
+  // reload refuse a key that does not match its certificate, and a
+  // certificate that every client would refuse as expired or not yet valid.
   try {
-    http::ParseTlsCredentials(http.tls_cert_pem, http.tls_key_pem, http.tls_client_ca_pem);
+    auto credentials = http::ParseTlsCredentials(http.tls_cert_pem, http.tls_key_pem, http.tls_client_ca_pem);
+    std::string problem = http::ValidityProblem(credentials->validity(), http::UnixNowSeconds());
+    if (!problem.empty()) {
+      throw ConfigError(http.KeyLocation("tls_cert_file").Describe("http.tls_cert_file") + ": " +
+                        http.tls_cert_file + " " + problem);
+    }
   } catch (const http::TlsCredentialsError& e) {
     using Part = http::TlsCredentialsError::Part;
     std::string key = e.part() == Part::kCertificate ? "tls_cert_file"

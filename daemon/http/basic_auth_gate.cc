@@ -12,12 +12,17 @@ void BasicAuthGate::Reload(const std::map<std::string, std::string>& users, bool
   exempt_probes_ = exempt_probes;
 }
 
-bool BasicAuthGate::Allows(std::string_view path, const char* authorization) {
-  if (!auth_.enabled()) return true;
-  if (exempt_probes_ && IsProbePath(path)) return true;
-  if (!authorization) return false;
+AuthVerdict BasicAuthGate::Admit(std::string_view path, const char* authorization) {
+  if (!auth_.enabled()) return AuthVerdict::kAllowed;
+  if (exempt_probes_ && IsProbePath(path)) return AuthVerdict::kAllowed;
+  if (!authorization) return AuthVerdict::kDenied;
   auto credentials = ParseBasicAuthorization(authorization);
-  return credentials && auth_.Verify(credentials->user, credentials->password);
+  if (!credentials) return AuthVerdict::kDenied;
+  return auth_.Check(credentials->user, credentials->password);
+}
+
+bool BasicAuthGate::Allows(std::string_view path, const char* authorization) {
+  return Admit(path, authorization) == AuthVerdict::kAllowed;
 }
 
 bool IsProbePath(std::string_view path) { return path == "/healthz" || path == "/readyz"; }

@@ -20,6 +20,10 @@ class BasicAuthGate {
 
   void Reload(const std::map<std::string, std::string>& users, bool exempt_probes);
   // `authorization`: the header's value, or null when the request has none.
+  // kBusy: the credentials are not remembered and too many others are being
+  // checked (BasicAuth); answered 503 at once.
+  AuthVerdict Admit(std::string_view path, const char* authorization);
+  // Admit(...) == kAllowed.
   bool Allows(std::string_view path, const char* authorization);
 
   bool enabled() const { return auth_.enabled(); }

@@ -191,14 +191,21 @@ int Server::Serve(mg_connection* connection) {
     if (method != "GET" && !head) {
       response.Text(405, "only GET and HEAD are supported\n");
       response.headers.emplace_back("Allow", "GET, HEAD");
-    } else if (options_.auth &&
-               !options_.auth->Allows(path, mg_get_header(connection, "Authorization"))) {
-      response.Text(401, "unauthorized: valid Basic credentials are required\n");
-      response.headers.emplace_back("WWW-Authenticate", kBasicChallenge);
-    } else if (route == routes_.end()) {
-      response.Text(404, "not found: " + path + "\n");
     } else {
-      response = route->second();
+      AuthVerdict verdict = options_.auth ? options_.auth->Admit(path, mg_get_header(connection, "Authorization"))
+                                          : AuthVerdict::kAllowed;
+      if (verdict == AuthVerdict::kDenied) {
+        response.Text(401, "unauthorized: valid Basic credentials are required\n");
+        response.headers.emplace_back("WWW-Authenticate", kBasicChallenge);
+      } else if (verdict == AuthVerdict::kBusy) {
+        // Not a 401: the credentials may well be right (see BasicAuth).
+        response.Text(503, "busy: too many credentials are being checked; retry shortly\n");
+        response.headers.emplace_back("Retry-After", "1");
+      } else if (route == routes_.end()) {
+        response.Text(404, "not found: " + path + "\n");
+      } else {
+        response = route->second();
+      }
     }
   } catch (const std::exception& e) {
     log::Error("http handler failed", {{"error", e.what()}});

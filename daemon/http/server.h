@@ -75,7 +75,8 @@ struct ServerOptions {
 // CivetWeb's worker threads and must be thread-safe; any exception they throw
 // becomes a 500 (CivetWeb itself catches nothing). GET and HEAD only; other
 // methods get a 405 with Allow; then, with auth, missing or wrong
-// credentials get a 401 with WWW-Authenticate.
+// credentials get a 401 with WWW-Authenticate, and credentials that cannot
+// be checked now (too many being checked, BasicAuth) a 503 with Retry-After.
 class Server {
  public:
   Server(std::string listen, ServerOptions options = {});

@@ -130,6 +130,11 @@ std::shared_ptr<const TlsCredentials> ParseTlsCredentials(const std::string& cer
   out->serial_ = SerialOf(out->certificate_);
   out->subject_ = SubjectOf(out->certificate_);
   out->not_after_ = TimeOf(X509_get0_notAfter(out->certificate_));
+  try {
+    out->validity_ = ValidityOf(out->certificate_);
+  } catch (const std::runtime_error& e) {
+    Fail(Part::kCertificate, e.what());
+  }
   return out;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "http/tls_validity.h"
+
 typedef struct x509_st X509;
 typedef struct evp_pkey_st EVP_PKEY;
 typedef struct x509_store_st X509_STORE;
@@ -34,6 +36,8 @@ class TlsCredentials {
   const std::string& serial() const { return serial_; }
   const std::string& subject() const { return subject_; }
   const std::string& not_after() const { return not_after_; }
+  // notBefore and notAfter as unix seconds, to judge and export them.
+  const TlsValidity& validity() const { return validity_; }
 
  private:
   friend std::shared_ptr<const TlsCredentials> ParseTlsCredentials(const std::string&, const std::string&,
@@ -48,6 +52,7 @@ class TlsCredentials {
   std::string serial_;
   std::string subject_;
   std::string not_after_;
+  TlsValidity validity_;
 };
 
 // Which input a TlsCredentialsError is about, so that a config error names
@@ -66,7 +71,8 @@ class TlsCredentialsError : public std::runtime_error {
 // certificate first, then any intermediates; `key_pem` its unencrypted
 // private key; `client_ca_pem` (may be empty) one or more CA certificates.
 // Throws TlsCredentialsError saying what is wrong ("holds no PEM
-// certificate", "does not match the certificate", OpenSSL's reason).
+// certificate", "does not match the certificate", OpenSSL's reason). Whether
+// the certificate is valid now is not judged here (ValidityProblem is).
 std::shared_ptr<const TlsCredentials> ParseTlsCredentials(const std::string& certificate_pem,
                                                           const std::string& key_pem,
                                                           const std::string& client_ca_pem);

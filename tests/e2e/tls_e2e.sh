@@ -8,9 +8,11 @@
 #      the challenge, the right one a 200; the probes answer without
 #      credentials; a real Prometheus scrapes over https with basic_auth and
 #      tls_config.ca_file and has up == 1; rotation: new files + SIGHUP and
-#      openssl s_client sees the new serial; a bad new certificate is logged
-#      and the old serial still served; a changed listen is logged as needing
-#      a restart.
+#      openssl s_client sees the new serial; a bad new certificate (also an
+#      expired or not yet valid one) is logged and the old serial still
+#      served; a changed listen is logged as needing a restart; the served
+#      certificate's notAfter is exported and, being 2 days away, warned
+#      about; --check-config and a start refuse an expired certificate.
 #   2. A restart with tls_client_ca_file, tls_min_version = "1.3" and
 #      auth_exempt_probes = false: no client certificate, or one from another
 #      CA, is refused, the right one served (Prometheus too, with
@@ -58,6 +60,20 @@ make_cert() {  # make_cert NAME CA SERIAL EXTENSIONS
   quiet openssl x509 -req -in "$certs/$1.csr" -CA "$certs/$2.crt" -CAkey "$certs/$2.key" \
     -set_serial "$3" -days 2 -extfile "$certs/$1.ext" -out "$certs/$1.crt"
 }
+# make_dated_cert NAME CA SERIAL START END: openssl x509 dates a certificate
+# from now only; openssl ca takes any dates (YYYYMMDDHHMMSSZ).
+make_dated_cert() {
+  quiet openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
+    -keyout "$certs/$1.key" -out "$certs/$1.csr"
+  mkdir -p "$certs/ca-db"
+  touch "$certs/ca-db/index.txt"
+  echo "$3" > "$certs/ca-db/serial"
+  printf '%s\n' '[ca]' 'default_ca = test_ca' '[test_ca]' "database = $certs/ca-db/index.txt" \
+    "new_certs_dir = $certs/ca-db" "serial = $certs/ca-db/serial" 'default_md = sha256' \
+    'policy = any' 'unique_subject = no' '[any]' 'commonName = supplied' > "$certs/ca.cnf"
+  quiet openssl ca -batch -config "$certs/ca.cnf" -cert "$certs/$2.crt" -keyfile "$certs/$2.key" \
+    -in "$certs/$1.csr" -out "$certs/$1.crt" -startdate "$4" -enddate "$5" -notext
+}
 server_ext='subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
 client_ext='extendedKeyUsage=clientAuth'
 make_ca ca
@@ -67,6 +83,8 @@ make_cert server1 ca 0x5EA71001 "$server_ext"
 make_cert server2 ca 0x5EA71002 "$server_ext"
 make_cert client clientca 0x0C1 "$client_ext"
 make_cert stranger otherca 0x0C2 "$client_ext"
+make_dated_cert expired ca 5EA71003 20200101000000Z 20200201000000Z
+make_dated_cert early ca 5EA71004 20990101000000Z 20990201000000Z
 
 password='correct horse battery staple'
 hash=$(htpasswd -nbBC 10 prometheus "$password" | head -1 | cut -d: -f2-)
@@ -107,6 +125,29 @@ SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sw_tls_e2e" \
 grep -q "^http: 127.0.0.1:$port_a over HTTPS (TLS 1.2 and later, certificate serial 5EA71001 /CN=server1 until .*), basic auth: 1 user (/healthz and /readyz exempt)$" "$work/check.txt" \
   || { cat "$work/check.txt"; fail "--check-config does not describe TLS and auth"; }
 echo "ok: --check-config: $(grep '^http: ' "$work/check.txt")"
+# The certificates are made for 2 days: less than the 14 days that warrant a warning.
+grep -q "^warning: http.tls_cert_file: $work/tls.crt expires at 20[0-9-]*T[0-9:]*Z, in [12] days*: renew it" "$work/check.txt" \
+  || { cat "$work/check.txt"; fail "--check-config does not warn of a certificate that expires in 2 days"; }
+echo "ok: --check-config: $(grep '^warning: http' "$work/check.txt")"
+
+# An expired certificate: --check-config and a start refuse it (exit 2, as any config error),
+# naming the file and its dates.
+sed "s#tls_cert_file = \"tls.crt\"#tls_cert_file = \"certs/expired.crt\"#; s#tls_key_file = \"tls.key\"#tls_key_file = \"certs/expired.key\"#" \
+  "$work/seatwatch.toml" > "$work/expired.toml"
+expired_error="http.tls_cert_file: $certs/expired.crt expired at 2020-02-01T00:00:00Z (valid from 2020-01-01T00:00:00Z until 2020-02-01T00:00:00Z)"
+for mode in --check-config start; do
+  status=0
+  if [ $mode = start ]; then
+    SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sw_tls_e2e" \
+      timeout 20 "$bin" --config "$work/expired.toml" > "$work/expired.txt" 2>&1 || status=$?
+  else
+    SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sw_tls_e2e" \
+      "$bin" --config "$work/expired.toml" --check-config > "$work/expired.txt" 2>&1 || status=$?
+  fi
+  [ $status = 2 ] || { cat "$work/expired.txt"; fail "$mode with an expired certificate exited $status, not 2"; }
+  grep -qF "$expired_error" "$work/expired.txt" || { cat "$work/expired.txt"; fail "$mode does not name the expired certificate and its dates"; }
+done
+echo "ok: --check-config and a start refuse an expired certificate: $(grep -o 'http.tls_cert_file: .*' "$work/expired.txt")"
 start_daemon "$work/seatwatch.toml" "$work/seatwatch.log"
 base="https://127.0.0.1:$port_a"
 tls_curl() { curl -sS --max-time 10 --cacert "$certs/ca.crt" "$@"; }
@@ -117,6 +158,19 @@ wait_for 30 tls_curl -f "$base/readyz" -o /dev/null 2> /dev/null \
 tls_curl -f -u "prometheus:$password" "$base/metrics" -o "$work/metrics.txt"
 grep -q '^seatwatch_up ' "$work/metrics.txt" || fail "no seatwatch_up in the https scrape"
 echo "ok: curl over TLS with the CA and the right password gets the metrics"
+
+# expiry_of CERT: its notAfter in unix seconds, as the metric says it.
+expiry_of() { date -u -d "$(openssl x509 -in "$1" -noout -enddate | cut -d= -f2)" +%s; }
+exported_expiry() {
+  tls_curl -sf -u "prometheus:$password" "$base/metrics" \
+    | sed -n 's/^seatwatch_tls_certificate_expiry_timestamp_seconds \([0-9e.+]*\)$/\1/p' \
+    | python3 -c 'import sys; print(int(float(sys.stdin.read())))'
+}
+[ "$(exported_expiry)" = "$(expiry_of "$certs/server1.crt")" ] \
+  || fail "seatwatch_tls_certificate_expiry_timestamp_seconds is $(exported_expiry), not server1's notAfter $(expiry_of "$certs/server1.crt")"
+grep -q 'level=warn msg="TLS certificate expires soon: renew it, then send SIGHUP".*serial=5EA71001.*expires_in="[12] days*"' "$work/seatwatch.log" \
+  || { grep TLS "$work/seatwatch.log"; fail "no warning at start of a certificate that expires in 2 days"; }
+echo "ok: seatwatch_tls_certificate_expiry_timestamp_seconds is the served certificate's notAfter, and its nearness warned about"
 
 if curl -sS --max-time 10 -u "prometheus:$password" "$base/metrics" -o /dev/null 2> "$work/curl.err"; then
   fail "curl without the CA accepted the certificate"
@@ -223,17 +277,22 @@ wait_for 20 serial_is 5EA71002 || { tail -5 "$work/seatwatch.log"; fail "after S
 grep -q 'msg="TLS certificate reloaded".*serial=5EA71002' "$work/seatwatch.log" \
   || { tail -5 "$work/seatwatch.log"; fail "the reload is not logged with the new serial"; }
 [ "$(status_of -u "prometheus:$password" "$base/metrics")" = 200 ] || fail "no scrape after the rotation"
+[ "$(exported_expiry)" = "$(expiry_of "$certs/server2.crt")" ] || fail "the exported expiry is not server2's after the rotation"
 echo "ok: rotation: new files + SIGHUP, s_client sees serial 5EA71002 without a restart"
 
-# A bad new certificate: a key of another certificate, then no PEM at all.
+# A bad new certificate: a key of another certificate, no PEM at all, an
+# expired certificate, one not valid yet.
 reloads_failed() { grep -c 'msg="reload failed; keeping the running configuration"' "$work/seatwatch.log" || true; }
-for bad in key junk; do
+for bad in key junk expired early; do
   before=$(reloads_failed)
   if [ $bad = key ]; then
     cp "$certs/server1.key" "$work/tls.key"
-  else
+  elif [ $bad = junk ]; then
     cp "$certs/server2.key" "$work/tls.key"
     echo "not a certificate" > "$work/tls.crt"
+  else
+    cp "$certs/$bad.crt" "$work/tls.crt"
+    cp "$certs/$bad.key" "$work/tls.key"
   fi
   kill -HUP "$sw_pid"
   more_failed() { [ "$(reloads_failed)" -gt "$before" ]; }
@@ -245,7 +304,16 @@ grep 'msg="reload failed' "$work/seatwatch.log" | grep -q 'http.tls_key_file.*do
   || fail "the mismatched key is not named in the log"
 grep 'msg="reload failed' "$work/seatwatch.log" | grep -q 'http.tls_cert_file.*holds no PEM certificate' \
   || fail "the broken certificate is not named in the log"
-echo "ok: a bad new certificate is logged (file:line:key) and the old serial kept"
+grep 'level=error msg="reload failed' "$work/seatwatch.log" \
+  | grep -qF "http.tls_cert_file: $work/tls.crt expired at 2020-02-01T00:00:00Z (valid from 2020-01-01T00:00:00Z until 2020-02-01T00:00:00Z)" \
+  || fail "the expired certificate is not logged at error with its file and dates"
+grep 'level=error msg="reload failed' "$work/seatwatch.log" \
+  | grep -qF "http.tls_cert_file: $work/tls.crt is not valid before 2099-01-01T00:00:00Z" \
+  || fail "the certificate not valid yet is not logged at error with its file and dates"
+grep -q 'msg="TLS certificate reloaded".*serial=5EA7100[34]' "$work/seatwatch.log" \
+  && fail "an expired or not yet valid certificate was logged as reloaded"
+[ "$(exported_expiry)" = "$(expiry_of "$certs/server2.crt")" ] || fail "the exported expiry changed with a refused certificate"
+echo "ok: a bad new certificate (also expired, or not valid yet) is logged (file:line:key, dates) and the old serial kept"
 
 # New users on SIGHUP: the old password stops working at once (remembered
 # credentials are forgotten), the new one works.

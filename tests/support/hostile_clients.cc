@@ -15,7 +15,7 @@ namespace seatwatch::testing {
 
 namespace {
 
-enum class Kind { kSilent, kSlowloris, kIdler, kReconnect };
+enum class Kind { kSilent, kSlowloris, kIdler, kReconnect, kGuesser };
 
 struct Client {
   Kind kind = Kind::kSilent;
@@ -45,8 +45,13 @@ const std::string kRequest = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 }  // namespace
 
-HostileClients::HostileClients(int port, Counts counts, std::chrono::milliseconds slow_every)
-    : port_(port), counts_(counts), slow_every_(slow_every) {
+HostileClients::HostileClients(int port, Counts counts, std::chrono::milliseconds slow_every,
+                               std::string guess_authorization)
+    : port_(port),
+      counts_(counts),
+      slow_every_(slow_every),
+      guess_request_("GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: " + guess_authorization +
+                     "\r\n\r\n") {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -69,14 +74,21 @@ void HostileClients::Run() {
   add(Kind::kSlowloris, counts_.slowloris);
   add(Kind::kIdler, counts_.idler);
   add(Kind::kReconnect, counts_.reconnect);
+  add(Kind::kGuesser, counts_.guesser);
 
   auto drop = [&](Client& client) {
     close(client.fd);
     client.fd = -1;
     if (client.connected) --connected_;
+    // A guesser's connection ends with each answer (HTTP/1.0): a guess, not
+    // a cut.
+    if (client.kind == Kind::kGuesser && client.connected) {
+      ++guesses_;
+    } else {
+      ++closed_by_server_;
+    }
     client.connected = false;
-    ++closed_by_server_;
-    if (client.kind == Kind::kReconnect) {
+    if (client.kind == Kind::kReconnect || client.kind == Kind::kGuesser) {
       client.fd = OpenNonBlocking(port_);
       client.sent = 0;
     }
@@ -108,10 +120,14 @@ void HostileClients::Run() {
         ++connected_;
         client.next_byte = now + slow_every_;
         if (client.kind == Kind::kIdler) send(client.fd, kRequest.data(), kRequest.size(), MSG_NOSIGNAL);
+        if (client.kind == Kind::kGuesser) {
+          send(client.fd, guess_request_.data(), guess_request_.size(), MSG_NOSIGNAL);
+        }
         continue;
       }
       if (client.connected && (revents & (POLLIN | POLLERR | POLLHUP))) {
-        // An idler reads its answer and stays; end of stream means closed.
+        // An idler reads its answer and stays, a guesser until the end of
+        // its answer; end of stream means closed.
         ssize_t n = recv(client.fd, buffer, sizeof buffer, 0);
         if (n <= 0) {
           drop(client);

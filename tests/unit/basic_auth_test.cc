@@ -1,8 +1,10 @@
 // Basic auth without a server: bcrypt through libxcrypt, the Authorization
-// header, the cache of verified credentials and the gate's exemptions.
+// header, the bounded queue of bcrypts, the cache of verified credentials
+// (across reloads too) and the gate's exemptions.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "http/basic_auth_gate.h"
 #include "http/basic_auth_header.h"
 #include "http/bcrypt.h"
+#include "http/bcrypt_queue.h"
 
 namespace seatwatch::http {
 namespace {
@@ -134,6 +137,55 @@ TEST_F(BasicAuthTest, NewUsersForgetRememberedCredentials) {
   EXPECT_TRUE(auth_.Verify("prometheus", "rotated"));
   EXPECT_TRUE(auth_.Verify("prometheus", "rotated"));
   EXPECT_EQ(auth_.bcrypt_runs(), start + 2);
+}
+
+// A reload (a certificate rotation, any change of the config) must not make
+// every scraper pay a bcrypt again: behind a flood of wrong passwords that
+// bcrypt waited for seconds. What verified against a hash the user still has
+// is kept; a user whose hash changed, or who is gone, is checked anew.
+TEST_F(BasicAuthTest, AReloadKeepsWhatVerifiedAgainstAnUnchangedHash) {
+  std::string grafana_hash = BcryptHash("dashboards", 4);
+  auth_.SetUsers({{"prometheus", kCheapHash}, {"grafana", grafana_hash}});
+  EXPECT_TRUE(auth_.Verify("prometheus", "s3cret"));
+  EXPECT_TRUE(auth_.Verify("grafana", "dashboards"));
+  uint64_t start = auth_.bcrypt_runs();
+  auth_.SetUsers({{"prometheus", kCheapHash}, {"grafana", BcryptHash("rotated", 4)}});
+  EXPECT_TRUE(auth_.Verify("prometheus", "s3cret"));
+  EXPECT_EQ(auth_.bcrypt_runs(), start);
+  EXPECT_FALSE(auth_.Verify("grafana", "dashboards"));
+  EXPECT_EQ(auth_.bcrypt_runs(), start + 1);
+  // Gone, then back with the same hash: checked anew (nothing was kept).
+  auth_.SetUsers({{"grafana", grafana_hash}});
+  auth_.SetUsers({{"grafana", grafana_hash}, {"prometheus", kCheapHash}});
+  EXPECT_TRUE(auth_.Verify("prometheus", "s3cret"));
+  EXPECT_EQ(auth_.bcrypt_runs(), start + 2);
+}
+
+TEST(BcryptQueueTest, BeyondItsCapacityAVerificationIsRefusedAtOnce) {
+  // Cost 12: about a quarter of a second each, long enough to see the queue.
+  std::string slow = BcryptHash("slow", 12);
+  BcryptQueue queue(2);
+  std::vector<std::thread> waiting;
+  std::atomic<int> matched{0};
+  for (int i = 0; i < 2; ++i) {
+    waiting.emplace_back([&] {
+      auto result = queue.Matches("slow", slow);
+      if (result && result->matches) ++matched;
+    });
+  }
+  while (queue.size() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(queue.Matches("slow", slow));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
+  EXPECT_EQ(queue.refused(), 1u);
+  for (auto& thread : waiting) thread.join();
+  EXPECT_EQ(matched.load(), 2);
+  EXPECT_EQ(queue.size(), 0u);
+  auto result = queue.Matches("wrong", slow);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->matches);
+  EXPECT_GT(result->took, std::chrono::milliseconds(1));
+  EXPECT_EQ(queue.runs(), 3u);
 }
 
 TEST_F(BasicAuthTest, VerifiesFromManyThreadsWhileUsersAreReplaced) {

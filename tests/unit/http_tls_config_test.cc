@@ -1,6 +1,7 @@
 // [http] TLS and Basic auth keys: parsed strictly, errors as
 // file:line:col: key: problem, files resolved against the config's folder
-// and read (and the key matched to the certificate) by LoadConfig.
+// and read (the key matched to the certificate, the certificate valid now)
+// by LoadConfig.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +10,8 @@
 #include "config/describe.h"
 #include "config/load.h"
 #include "config/parse.h"
+#include "http/tls_validity.h"
+#include "support/test_certificates.h"
 #include "support/test_config.h"
 #include "support/test_env.h"
 
@@ -189,6 +192,46 @@ TEST_F(HttpTlsFilesTest, CheckConfigDescribesHowThePortIsServed) {
   EXPECT_NE(line.find(", client certificates required), basic auth: 1 user (/healthz and /readyz exempt)"),
             std::string::npos)
       << line;
+}
+
+constexpr long kDaySeconds = 24 * 3600;
+
+// Clients refuse such a certificate: serving it would fail every scrape, so
+// start, --check-config and SIGHUP (all through LoadConfig) refuse it, naming
+// the file and its dates.
+TEST_F(HttpTlsFilesTest, AnExpiredCertificateIsRefused) {
+  testing::WriteCertificate(dir_, "old", -30 * kDaySeconds, -kDaySeconds);
+  std::string error = Load("tls_cert_file = \"old.crt\"\ntls_key_file = \"old.key\"\n");
+  EXPECT_EQ(error.find(dir_ + "/seatwatch.toml:3:17: http.tls_cert_file: " + dir_ + "/old.crt expired at 20"), 0u)
+      << error;
+  EXPECT_NE(error.find(" (valid from 20"), std::string::npos) << error;
+  EXPECT_NE(error.find("Z until 20"), std::string::npos) << error;
+}
+
+TEST_F(HttpTlsFilesTest, ACertificateNotYetValidIsRefused) {
+  testing::WriteCertificate(dir_, "early", kDaySeconds, 90 * kDaySeconds);
+  std::string error = Load("tls_cert_file = \"early.crt\"\ntls_key_file = \"early.key\"\n");
+  EXPECT_EQ(error.find(dir_ + "/seatwatch.toml:3:17: http.tls_cert_file: " + dir_ +
+                       "/early.crt is not valid before 20"),
+            0u)
+      << error;
+}
+
+TEST_F(HttpTlsFilesTest, CheckConfigWarnsOfACertificateThatExpiresWithinFourteenDays) {
+  testing::WriteCertificate(dir_, "soon", -kDaySeconds, 3 * kDaySeconds + 3600);
+  testing::WriteCertificate(dir_, "later", -kDaySeconds, 30 * kDaySeconds);
+  testing::WriteFile(dir_ + "/seatwatch.toml", "allow_no_checks = true\n[http]\n"
+                                               "tls_cert_file = \"soon.crt\"\ntls_key_file = \"soon.key\"\n");
+  Config soon = LoadConfig(dir_ + "/seatwatch.toml");
+  auto lines = HttpWarnings(soon, http::UnixNowSeconds());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].find("warning: http.tls_cert_file: " + dir_ + "/soon.crt expires at 20"), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(", in 3 days: renew it"), std::string::npos) << lines[0];
+
+  testing::WriteFile(dir_ + "/seatwatch.toml", "allow_no_checks = true\n[http]\n"
+                                               "tls_cert_file = \"later.crt\"\ntls_key_file = \"later.key\"\n");
+  EXPECT_TRUE(HttpWarnings(LoadConfig(dir_ + "/seatwatch.toml"), http::UnixNowSeconds()).empty());
+  EXPECT_TRUE(HttpWarnings(ParseConfig("", kPath), http::UnixNowSeconds()).empty());
 }
 
 }  // namespace
