@@ -52,7 +52,7 @@ void SayPooler(pqxx::connection& connection, const db::SessionSettings& settings
     return;
   }
   if (!verdict.pooled) {
-    std::cout << lanes << " connects directly (its connection options are in effect)\n";
+    std::cout << lanes << ": a direct connection (its connection options are in effect)\n";
     return;
   }
   std::cout << lanes << ": " << db::kThroughPooler << " (" << verdict.reason << ")\n";
@@ -72,7 +72,10 @@ bool SayUnreachable(const std::string& dsn, const std::string& what, const std::
   std::cout << "database " << db::MaskDsn(dsn) << what << " not reachable" << note << ": "
             << message << "\n";
   auto hint = db::OptionsRefusedHint(message);
-  if (hint) std::cerr << "seatwatch: " << *hint << "\n";
+  if (hint) {
+    std::cout.flush();  // the line above first, also when both go to one pipe
+    std::cerr << "seatwatch: " << *hint << "\n";
+  }
   return hint.has_value();
 }
 
