@@ -153,6 +153,29 @@ TEST_F(PoolerTest, ABlockedCheckFailsAtTheConfiguredLockTimeout) {
 // or already there, so it succeeds poll after poll and /api/locks answers.
 TEST_F(PoolerTest, TheLocksCheckKeepsWorkingOverManyPolls) {
   StartBouncer();
+  // A claim waiting on a row another session holds, both direct: the lock
+  // poll sees every backend of the server, whichever connection it runs on.
+  db_->Exec("INSERT INTO seats (event_id, seat) VALUES (1, 'A1')");
+  auto holder = db_->Connect();
+  auto waiter = db_->Connect();
+  pqxx::nontransaction hold(*holder);
+  hold.exec0("BEGIN");
+  hold.exec0("UPDATE seats SET holder = 'first' WHERE event_id = 1 AND seat = 'A1'");
+  std::thread claim([&waiter] {
+    try {
+      pqxx::work tx(*waiter);
+      tx.exec0("UPDATE seats SET holder = 'second' WHERE event_id = 1 AND seat = 'A1'");
+    } catch (const std::exception&) {
+    }
+  });
+  struct Release {
+    pqxx::nontransaction& hold;
+    std::thread& claim;
+    ~Release() {
+      hold.exec0("ROLLBACK");
+      claim.join();
+    }
+  } release{hold, claim};
   DaemonProcess daemon({"--config", WriteConfig("")});
   std::string text;
   int polls = 0;
@@ -170,6 +193,7 @@ TEST_F(PoolerTest, TheLocksCheckKeepsWorkingOverManyPolls) {
       30s))
       << "locks check succeeded in " << polls << " polls\n" << text << daemon.Log();
   EXPECT_EQ(Sample(text, "seatwatch_check_success{check=\"locks\"}"), 1);
+  EXPECT_EQ(Sample(text, "seatwatch_lock_waiting_sessions"), 1) << text;
   for (const char* reason : {"sql", "timeout", "lock_timeout", "connection"}) {
     double errors = Sample(
         text, std::string("seatwatch_check_errors_total{check=\"locks\",reason=\"") + reason + "\"}");
@@ -210,6 +234,27 @@ TEST_F(PoolerTest, CheckConfigExplainsTheRefusedOptionsParameter) {
   EXPECT_NE(output.find("set ignore_startup_parameters = options in pgbouncer.ini"),
             std::string::npos)
       << output;
+}
+
+// The daemon's log says the same when every connection fails that way.
+TEST_F(PoolerTest, TheDaemonExplainsTheRefusedOptionsParameter) {
+  StartBouncer(false);
+  DaemonProcess daemon({"--config", WriteConfig("")});
+  std::string log;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        try {
+          log = daemon.Log();
+        } catch (const std::exception&) {  // not written yet
+        }
+        return log.find("cannot connect to database") != std::string::npos;
+      },
+      20s))
+      << log;
+  EXPECT_EQ(Sample(Metrics(), "seatwatch_up"), 0);
+  EXPECT_NE(log.find("unsupported startup parameter: options"), std::string::npos) << log;
+  EXPECT_NE(log.find("set ignore_startup_parameters = options in pgbouncer.ini"), std::string::npos)
+      << log;
 }
 
 // The cleanup's leader lock is a session-level advisory lock, which a
