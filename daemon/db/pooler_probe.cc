@@ -31,7 +31,9 @@ PoolerVerdict JudgePooler(const SessionSettings& settings, int libpq_pid,
   differs("lock_timeout", Millis(settings.lock_timeout), Millis(facts.lock_timeout));
   // A writable session (the cleanup) sends no read-only setting, so the
   // role's default_transaction_read_only may stand there.
-  if (settings.read_only) differs("default_transaction_read_only", "on", facts.read_only ? "on" : "off");
+  if (settings.read_only) {
+    differs("default_transaction_read_only", "on", facts.read_only ? "on" : "off");
+  }
   verdict.options_dropped = !dropped.empty();
   bool other_pid = libpq_pid != facts.backend_pid;
   verdict.pooled = other_pid || verdict.options_dropped;

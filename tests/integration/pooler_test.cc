@@ -108,7 +108,8 @@ TEST_F(PoolerTest, ChecksRunWithTheConfiguredSettings) {
   ASSERT_TRUE(WaitFor(
       [&] {
         text = Metrics();
-        double at = Sample(text, "seatwatch_check_last_success_timestamp_seconds{check=\"session_settings\"}");
+        double at = Sample(
+            text, "seatwatch_check_last_success_timestamp_seconds{check=\"session_settings\"}");
         if (at > last) {
           last = at;
           ++polls;
@@ -138,7 +139,8 @@ TEST_F(PoolerTest, ABlockedCheckFailsAtTheConfiguredLockTimeout) {
   ASSERT_TRUE(WaitFor(
       [&] {
         text = Metrics();
-        return Sample(text, "seatwatch_check_errors_total{check=\"seat_count\",reason=\"lock_timeout\"}") >= 1;
+        return Sample(text, "seatwatch_check_errors_total{check=\"seat_count\","
+                            "reason=\"lock_timeout\"}") >= 1;
       },
       30s))
       << text << daemon.Log();
@@ -196,7 +198,8 @@ TEST_F(PoolerTest, TheLocksCheckKeepsWorkingOverManyPolls) {
   EXPECT_EQ(Sample(text, "seatwatch_lock_waiting_sessions"), 1) << text;
   for (const char* reason : {"sql", "timeout", "lock_timeout", "connection"}) {
     double errors = Sample(
-        text, std::string("seatwatch_check_errors_total{check=\"locks\",reason=\"") + reason + "\"}");
+        text,
+        std::string("seatwatch_check_errors_total{check=\"locks\",reason=\"") + reason + "\"}");
     EXPECT_EQ(errors, 0) << reason << "\n" << daemon.Log();
   }
   EXPECT_EQ(daemon.Log().find("prepared statement"), std::string::npos) << daemon.Log();
@@ -273,7 +276,8 @@ TEST_F(PoolerTest, TheCleanupRefusesToLeadThroughAPooler) {
                                     "dry_run_sql = \"" + queries +
                                     "cleanup_expired_holds.dry_run.sql\"\n")});
   // The cleanup's first runs, whatever they say.
-  ASSERT_TRUE(WaitFor([&] { return !std::isnan(Sample(Metrics(), "seatwatch_cleanup_leader")); }, 20s))
+  ASSERT_TRUE(
+      WaitFor([&] { return !std::isnan(Sample(Metrics(), "seatwatch_cleanup_leader")); }, 20s))
       << daemon.Log();
   std::this_thread::sleep_for(3s);
   std::string text = Metrics();

@@ -69,7 +69,8 @@ TEST(PoolerProbeTest, TheRefusedOptionsParameterGetsItsFix) {
 // One round trip: the statements in one simple query.
 TEST(LocalSettingsTest, EveryTimeoutInOneString) {
   EXPECT_EQ(SetLocalSql({milliseconds(1000), milliseconds(100)}),
-            "SET LOCAL statement_timeout = 1000; SET LOCAL lock_timeout = 100; SET LOCAL jit = off");
+            "SET LOCAL statement_timeout = 1000; SET LOCAL lock_timeout = 100; "
+            "SET LOCAL jit = off");
 }
 
 }  // namespace
