@@ -10,6 +10,8 @@
 #include "checks/query_entry.h"
 #include "config/describe.h"
 #include "db/conninfo.h"
+#include "db/local_settings.h"
+#include "db/pooler_probe.h"
 #include "db/savepoint.h"
 #include "db/rows.h"
 #include "http/tls_validity.h"
@@ -38,17 +40,59 @@ void SayPrimaryLanes(bool in_recovery, const std::string& lanes) {
   }
 }
 
+// Whether `connection` goes through a connection pooler, said for `lanes`;
+// with the cleanup on, that it will not run there. Returns nothing: a pooler
+// is supported (see db::PoolerVerdict), the cleanup's refusal a warning.
+void SayPooler(pqxx::connection& connection, const db::SessionSettings& settings,
+               const std::string& lanes, bool cleanup_here) {
+  db::PoolerVerdict verdict;
+  try {
+    verdict = db::ProbePooler(connection, settings);
+  } catch (const std::exception& e) {
+    std::cout << lanes << ": cannot tell a direct connection from a pooler: " << e.what() << "\n";
+    return;
+  }
+  if (!verdict.pooled) {
+    std::cout << lanes << ": a direct connection (its connection options are in effect)\n";
+    return;
+  }
+  std::cout << lanes << ": " << db::kThroughPooler << " (" << verdict.reason << ")\n";
+  if (cleanup_here) {
+    std::cout << "warning: [cleanup] is on but [database] dsn goes through a connection pooler: "
+                 "the cleanup will not run (its leader lock needs a direct connection)\n";
+  }
+}
+
+// A connection that failed: why, with the fix when a pooler refused the
+// `options` startup parameter. Returns whether it did (--check-config then
+// fails: no lane could connect that way).
+bool SayUnreachable(const std::string& dsn, const std::string& what, const std::string& note,
+                    const std::string& error) {
+  std::string message = db::ScrubDsnSecrets(error, dsn);
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  std::cout << "database " << db::MaskDsn(dsn) << what << " not reachable" << note << ": "
+            << message << "\n";
+  auto hint = db::OptionsRefusedHint(message);
+  if (hint) {
+    std::cout.flush();  // the line above first, also when both go to one pipe
+    std::cerr << "seatwatch: " << *hint << "\n";
+  }
+  return hint.has_value();
+}
+
 // With its own [checks] dsn, the checks lane's connection says nothing of
-// [database] dsn's server: connect there too.
-void CheckPrimaryLanes(const config::Config& config, const db::SessionSettings& settings) {
+// [database] dsn's server: connect there too. Returns whether a pooler
+// refused the connection options.
+bool CheckPrimaryLanes(const config::Config& config, const db::SessionSettings& settings) {
   const std::string& dsn = config.database.dsn;
   try {
     pqxx::connection connection(db::BuildConninfo(dsn, settings));
     SayPrimaryLanes(InRecovery(connection), "locks lane, cleanup");
+    SayPooler(connection, settings, "locks lane, cleanup", config.cleanup.enabled);
   } catch (const std::exception& e) {
-    std::cout << "database " << db::MaskDsn(dsn) << " (locks lane, cleanup) not reachable: "
-              << db::ScrubDsnSecrets(e.what(), dsn) << "\n";
+    return SayUnreachable(dsn, " (locks lane, cleanup)", "", e.what());
   }
+  return false;
 }
 
 }  // namespace
@@ -86,14 +130,12 @@ int CheckConfigCommand(const config::Config& config) {
   try {
     connection = std::make_unique<pqxx::connection>(conninfo);
   } catch (const std::exception& e) {
-    std::cout << "database " << db::MaskDsn(dsn)
-              << (config.checks.dsn.empty() ? "" : " (checks lane)")
-              << " not reachable; query columns not verified: " << db::ScrubDsnSecrets(e.what(), dsn)
-              << "\n";
+    bool refused = SayUnreachable(dsn, config.checks.dsn.empty() ? "" : " (checks lane)",
+                                  "; query columns not verified", e.what());
     if (!config.checks.dsn.empty() && config.checks.dsn != config.database.dsn) {
-      CheckPrimaryLanes(config, settings);
+      refused = CheckPrimaryLanes(config, settings) || refused;
     }
-    return 0;
+    return refused ? 2 : 0;
   }
   bool shared = config.checks.dsn.empty() || config.checks.dsn == config.database.dsn;
   try {
@@ -104,9 +146,14 @@ int CheckConfigCommand(const config::Config& config) {
     std::cout << "checks lane: cannot tell a primary from a standby: " << db::ScrubDsnSecrets(e.what(), dsn)
               << "\n";
   }
-  if (!shared) CheckPrimaryLanes(config, settings);
+  SayPooler(*connection, settings, shared ? "checks lane, locks lane, cleanup" : "checks lane",
+            shared && config.cleanup.enabled);
   int problems = 0;
+  if (!shared && CheckPrimaryLanes(config, settings)) ++problems;
   pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(*connection, "seatwatch_verify");
+  // As every check transaction does (see poll/check_runner.h): the
+  // connection options may have been dropped by a pooler.
+  db::SetLocal(tx, {settings.statement_timeout, settings.lock_timeout});
   for (const auto& entry : config.queries) {
     try {
       db::Savepoint savepoint(tx, "seatwatch_verify");

@@ -20,7 +20,7 @@ namespace seatwatch::cleanup {
 //
 // Needs a real session: through a transaction-pooling bouncer, the lock would
 // stay on whichever server connection ran the statement, and two instances
-// could both believe they lead.
+// could both believe they lead. CleanupWorker never asks through a pooler.
 //
 // Not thread-safe: the cleanup worker's thread only.
 class CleanupLeader {

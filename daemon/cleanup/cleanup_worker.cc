@@ -139,6 +139,11 @@ bool CleanupWorker::RunOnce() {
     SetLeader(false);
     return false;
   }
+  if (session_.pooled()) {
+    RefusePooler();
+    return false;
+  }
+  announced_pooler_ = false;
   // First whether the server is a standby (on every run: a promotion flips
   // it on this very connection), then the lock; both under one watchdog.
   bool in_recovery = false;
@@ -196,6 +201,18 @@ bool CleanupWorker::RunOnce() {
   metrics_.SetLastRun(UnixNow(), result.outcome, result.summary.freed(), result.error);
   LogRun(result);
   return result.outcome != BatchResult::kOk;
+}
+
+void CleanupWorker::RefusePooler() {
+  // Not a failed batch: nothing ran, and backing off would change nothing.
+  if (!announced_pooler_) {
+    log::Error("cleanup: [database] dsn goes through a connection pooler; the cleanup needs a "
+               "direct connection (its leader lock is a session-level advisory lock, which a "
+               "pooler leaves on whichever server connection took it) and frees nothing",
+               {{"dsn", session_.masked_dsn()}});
+  }
+  announced_pooler_ = true;
+  SetLeader(false);
 }
 
 void CleanupWorker::DropConnection() {

@@ -28,7 +28,9 @@ db::SessionSettings CleanupSessionSettings(const config::Config& config);
 // seatwatch_cleanup_in_recovery 1), else makes sure it is the leader (see
 // CleanupLeader) and, if it is, runs HoldCleanup; after a run with a failed
 // batch it backs off (BackoffPolicy). Without a connection it is not the
-// leader and tries again next interval. Logs one line per run (at debug
+// leader and tries again next interval. Through a connection pooler (see
+// db::Session::pooled()) it never leads: the leader lock needs a real
+// session, so it says so once and frees nothing. Logs one line per run (at debug
 // level when there was nothing to free) and publishes its metrics text after
 // every batch and every run.
 //
@@ -72,6 +74,9 @@ class CleanupWorker {
   void SetLeader(bool leader);
   // Records what pg_is_in_recovery() said; logs once per change.
   void NoteRecovery(bool in_recovery);
+  // The session goes through a connection pooler: never the leader there;
+  // says so once (again after a direct connection in between).
+  void RefusePooler();
   // After the watchdog gave up: closes the session (the server then drops
   // the leader lock with the backend) and says so.
   void DropConnection();
@@ -86,6 +91,7 @@ class CleanupWorker {
   StopSignal stop_;
   bool announced_standby_ = false;   // another instance leads: said once
   bool announced_recovery_ = false;  // the database is a standby: said once
+  bool announced_pooler_ = false;    // the session goes through a pooler: said once
   db::StatementWatchdog watchdog_{"cleanup"};
   std::mutex finished_mutex_;
   std::condition_variable finished_wake_;

@@ -4,6 +4,7 @@
 #include <pqxx/nontransaction>
 
 #include "db/liveness.h"
+#include "db/pooler_probe.h"
 #include "util/log.h"
 
 namespace seatwatch::db {
@@ -64,7 +65,19 @@ pqxx::connection& Session::Connection() {
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     connection->inhibit_reactivation(true);
 #pragma GCC diagnostic pop
-    DisableIdleSessionTimeout(*connection, masked_dsn_);
+    PoolerVerdict pooler = ProbePooler(*connection, settings_);
+    // Behind a pooler a session SET would stay on a server connection
+    // shared with other clients (and PgBouncer closes idle ones itself).
+    if (!pooler.pooled) DisableIdleSessionTimeout(*connection, masked_dsn_);
+    if (pooler.pooled && !announced_pooler_) {
+      log::Info("database connection goes through a connection pooler; timeouts and read-only "
+                "are set per transaction (SET LOCAL)",
+                {{"dsn", masked_dsn_},
+                 {"application_name", settings_.application_name},
+                 {"reason", pooler.reason}});
+    }
+    announced_pooler_ = announced_pooler_ || pooler.pooled;
+    pooled_ = pooler.pooled;
     backend_pid_ = connection->backendpid();
     connection_ = std::move(connection);
     backoff_.Reset();
@@ -79,6 +92,7 @@ pqxx::connection& Session::Connection() {
     next_attempt_ = Clock::now() + wait;
     std::string message = secrets_.Scrub(e.what());
     while (!message.empty() && message.back() == '\n') message.pop_back();
+    if (auto hint = OptionsRefusedHint(message)) message += " (" + *hint + ")";
     // Log the first failure and then every few, so a long outage is visible
     // without flooding the log.
     if (backoff_.attempts() <= 1 || backoff_.attempts() % 10 == 0) {

@@ -18,7 +18,8 @@ bool IdleSessionTimeoutSupported(int server_version);
 // connection string, and reconnects with capped backoff when it is lost.
 // libpqxx's silent reactivation is switched off so that a reconnect is always
 // ours, logged and counted; so a session SET made at connect survives as long
-// as the connection (idle_session_timeout = 0, see Connection()). Not
+// as the connection (idle_session_timeout = 0, see Connection()), unless the
+// connection goes through a pooler (pooled()), which each connect asks. Not
 // thread-safe: one owner thread (a StatementWatchdog may hold a reference to
 // the connection, see shared_connection()).
 class Session {
@@ -44,6 +45,10 @@ class Session {
   void Disconnect();
 
   bool connected() const { return connection_ != nullptr; }
+  // Whether the current connection goes through a connection pooler (see
+  // PoolerVerdict): statements may then run on different server connections,
+  // so nothing session-level may be relied on. Read on every connect.
+  bool pooled() const { return pooled_; }
   int backend_pid() const { return backend_pid_; }
   const std::string& masked_dsn() const { return masked_dsn_; }
   const SessionSettings& settings() const { return settings_; }
@@ -59,6 +64,8 @@ class Session {
   Clock::time_point next_attempt_{};
   int backend_pid_ = 0;
   bool was_connected_ = false;
+  bool pooled_ = false;
+  bool announced_pooler_ = false;  // logged once per session, not per reconnect
 };
 
 }  // namespace seatwatch::db

@@ -157,11 +157,11 @@ std::string LockPollSql(bool has_waitstart) {
 
 LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart,
                           QueryTextMode show_query, int query_max_length) {
-  // Registering the same text again is a no-op; a new connection (after a
-  // reconnect) prepares it on first use.
-  std::string name = has_waitstart ? "lock_poll" : "lock_poll_pre14";
-  tx.conn().prepare(name, LockPollSql(has_waitstart));
-  pqxx::result result = tx.exec_prepared(name, ServerCut(show_query, query_max_length));
+  // Unnamed, so planned on every poll (a fraction of a millisecond): a named
+  // prepared statement belongs to one server connection, and behind a
+  // transaction pooler the next poll runs on another one.
+  pqxx::result result =
+      tx.exec_params(LockPollSql(has_waitstart), ServerCut(show_query, query_max_length));
   LockPollRows rows;
   for (const auto& r : result) {
     std::string kind = Text(r[kKind]);

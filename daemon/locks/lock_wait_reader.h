@@ -31,8 +31,9 @@ namespace seatwatch::locks {
 // ShownQueryText). `has_waitstart`: the server has pg_locks.waitstart (14+).
 std::string LockPollSql(bool has_waitstart);
 
-// Runs LockPollSql as a statement prepared on the connection (planned once,
-// not every poll) and returns its rows, each query text as `show_query` says
+// Runs LockPollSql as an unnamed statement (nothing that outlives the
+// transaction, so that it works through a transaction pooler) and returns
+// its rows, each query text as `show_query` says
 // and cut to `query_max_length` characters (0: as long as the server keeps
 // it). Throws whatever libpqxx throws.
 LockPollRows ReadLockPoll(pqxx::transaction_base& tx, bool has_waitstart,

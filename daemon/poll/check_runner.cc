@@ -6,6 +6,7 @@
 #include <pqxx/transaction>
 
 #include "checks/query_entry.h"
+#include "db/local_settings.h"
 #include "util/log.h"
 
 namespace seatwatch::poll {
@@ -24,21 +25,6 @@ double UnixNow() {
 std::string Trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
-}
-
-// Only the timeouts that differ from the session's connection options, which
-// are in force in every transaction already and survive any reconnect.
-void SetLocalChanges(pqxx::transaction_base& tx, const TransactionSettings& wanted,
-                     const TransactionSettings& session) {
-  std::string sql;
-  if (wanted.statement_timeout != session.statement_timeout) {
-    sql += "SET LOCAL statement_timeout = " + std::to_string(wanted.statement_timeout.count());
-  }
-  if (wanted.lock_timeout != session.lock_timeout) {
-    if (!sql.empty()) sql += "; ";
-    sql += "SET LOCAL lock_timeout = " + std::to_string(wanted.lock_timeout.count());
-  }
-  if (!sql.empty()) tx.exec0(sql);
 }
 
 using SnapshotTransaction = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
@@ -60,8 +46,7 @@ void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason
 
 RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
                                db::QueryCache& queries, const TransactionSettings& wanted,
-                               const TransactionSettings& session, bool may_retry,
-                               bool may_retry_conflict) {
+                               bool may_retry, bool may_retry_conflict) {
   auto start = Clock::now();
   std::unique_ptr<pqxx::transaction_base> tx;
   try {
@@ -77,9 +62,12 @@ RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& ent
     return lost ? RunOutcome::kLostBeforeStart : RunOutcome::kRan;
   }
   try {
-    TransactionSettings own = wanted;
+    db::LocalSettings own{wanted.statement_timeout, wanted.lock_timeout};
     if (auto timeout = entry.check->statement_timeout()) own.statement_timeout = *timeout;
-    SetLocalChanges(*tx, own, session);
+    // Always, whatever the connection options say: a transaction pooler
+    // drops those, or runs this transaction on a server connection opened
+    // for another client.
+    db::SetLocal(*tx, own);
     checks::CheckContext context{*tx, queries, std::chrono::system_clock::now()};
     checks::CheckOutput output = entry.check->Run(context);
     tx->commit();

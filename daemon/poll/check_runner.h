@@ -32,9 +32,10 @@ enum class RunOutcome {
 // statement, never behind a whole poll). Data checks (shares_snapshot) get
 // REPEATABLE READ READ ONLY, so a check's own statements (its query and its
 // detail queries) see one snapshot; the others READ COMMITTED READ ONLY.
-// `wanted`: the timeouts the check should run with; `session`: those the
-// session's connection options already set, so only differences are SET
-// LOCAL (none in the usual case: BEGIN, the check's reads, COMMIT).
+// `wanted`: the timeouts the check runs with, SET LOCAL in one round trip
+// after BEGIN whatever the connection options say (see db::LocalSettings), so
+// that they hold through a transaction pooler too: BEGIN, SET LOCAL, the
+// check's reads, COMMIT.
 // `queries` lives for the whole poll: entries sharing one query and params
 // cost one execution, the later ones reusing the rows of the first.
 // Records the outcome, except a kLostBeforeStart when `may_retry`, and a
@@ -43,8 +44,7 @@ enum class RunOutcome {
 // needed and runs the check again.
 RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
                                db::QueryCache& queries, const TransactionSettings& wanted,
-                               const TransactionSettings& session, bool may_retry,
-                               bool may_retry_conflict);
+                               bool may_retry, bool may_retry_conflict);
 
 // Marks checks that could not run at all (no connection) as failed.
 void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason,

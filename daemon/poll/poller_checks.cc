@@ -16,8 +16,8 @@ namespace {
 // The watchdog's limits for one check (see StatementWatchdog): silence, the
 // check's statement_timeout plus a margin; in all, one statement_timeout per
 // statement it may run (its query, one detail query per invariant, the
-// transaction's own; an incremental check's visibility and readiness
-// queries) plus the margin.
+// transaction's own and its SET LOCAL; an incremental check's visibility
+// and readiness queries) plus the margin.
 db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
                                                const TransactionSettings& wanted) {
   return check.statement_timeout().value_or(wanted.statement_timeout) + Poller::kWatchdogMargin;
@@ -26,7 +26,7 @@ db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
 db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
                                               const TransactionSettings& wanted) {
   auto timeout = check.statement_timeout().value_or(wanted.statement_timeout);
-  int statements = 2 + static_cast<int>(check.invariants().size()) + (check.wants_changes() ? 2 : 0);
+  int statements = 3 + static_cast<int>(check.invariants().size()) + (check.wants_changes() ? 2 : 0);
   return timeout * statements + Poller::kWatchdogMargin;
 }
 
@@ -36,9 +36,6 @@ db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
 void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
                     const std::function<bool()>& stopping) {
   TransactionSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
-  // What the session's connection options already set in every transaction.
-  TransactionSettings session{session_->settings().statement_timeout,
-                              session_->settings().lock_timeout};
   // One poll's query results: entries sharing one query and params cost one
   // execution, whichever of them runs first.
   db::QueryCache queries;
@@ -68,7 +65,7 @@ void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
     watchdog_->Arm(session_->shared_connection(), Silence(*due[i]->check, wanted),
                    Budget(*due[i]->check, wanted));
     RunOutcome outcome =
-        RunCheckTransaction(*connection, *due[i], queries, wanted, session, may_retry, !again);
+        RunCheckTransaction(*connection, *due[i], queries, wanted, may_retry, !again);
     due[i]->status.incremental = due[i]->check->incremental_status();
     bool gave_up = watchdog_->Disarm();
     session_->CheckAfterError();

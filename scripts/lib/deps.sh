@@ -6,7 +6,7 @@ SEATWATCH_PACKAGES=(
   build-essential cmake pkg-config ccache git python3 python3-psycopg2 curl
   libpqxx-dev prometheus-cpp-dev libcivetweb-dev libtomlplusplus-dev
   libgtest-dev googletest
-  postgresql postgresql-contrib
+  postgresql postgresql-contrib pgbouncer
   prometheus prometheus-alertmanager
   zlib1g-dev libssl-dev openssl libcrypt-dev libsystemd-dev
   apache2-utils

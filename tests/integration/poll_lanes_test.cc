@@ -69,7 +69,7 @@ class PollLanesTest : public ::testing::Test {
   int port_;
 };
 
-TEST_F(PollLanesTest, LockPollIsFiveStatementsOnItsOwnSession) {
+TEST_F(PollLanesTest, LockPollIsOneReadInItsOwnTransactionOnItsOwnSession) {
   std::string config = WriteConfig("");
   db_.Exec("SELECT pg_stat_statements_reset()");
   DaemonProcess daemon({"--config", config});
@@ -90,6 +90,7 @@ TEST_F(PollLanesTest, LockPollIsFiveStatementsOnItsOwnSession) {
                   "WHERE d.datname = current_database() AND r.rolname = '") + kRole + "'");
   long polls = 0;
   long facts = 0;
+  long probes = 0;
   long total = 0;
   std::map<std::string, long> others;
   for (const auto& row : rows) {
@@ -100,6 +101,8 @@ TEST_F(PollLanesTest, LockPollIsFiveStatementsOnItsOwnSession) {
       polls += calls;
     } else if (query.find("pg_is_in_recovery()") != std::string::npos) {
       facts += calls;
+    } else if (query.find("pg_backend_pid(), (SELECT setting") != std::string::npos) {
+      probes += calls;
     } else {
       others[query] += calls;
     }
@@ -110,14 +113,20 @@ TEST_F(PollLanesTest, LockPollIsFiveStatementsOnItsOwnSession) {
   // facts and the check).
   EXPECT_GE(facts, polls);
   EXPECT_LE(facts, polls + 1);
-  // Everything else is the transaction around the read: no SET LOCAL, no
-  // savepoint, no second read; and once per connection the session turns
-  // idle_session_timeout off for itself.
+  // Once per connection: whether it goes through a pooler (it does not), so
+  // the session turns idle_session_timeout off for itself.
+  EXPECT_EQ(probes, 1);
+  // Everything else is the transaction around the read: its timeouts SET
+  // LOCAL in one round trip (they hold through a pooler too), no savepoint,
+  // no second read.
   EXPECT_EQ(others, (std::map<std::string, long>{{"BEGIN", polls},
                                                  {"SET TRANSACTION READ ONLY", polls},
+                                                 {"SET LOCAL statement_timeout = 1000", polls},
+                                                 {"SET LOCAL lock_timeout = 100", polls},
+                                                 {"SET LOCAL jit = off", polls},
                                                  {"COMMIT", polls},
                                                  {"SET idle_session_timeout = 0", 1}}));
-  EXPECT_EQ(total, 4 * polls + facts + 1);
+  EXPECT_EQ(total, 7 * polls + facts + probes + 1);
 }
 
 // A configured metric sleeping 3 s keeps the checks lane in one long poll
