@@ -11,6 +11,7 @@
 
 #include "changes/change_source.h"
 #include "changes/changes_metrics.h"
+#include "changes/coverage.h"
 #include "changes/drain_cost_policy.h"
 #include "changes/publication_inspector.h"
 #include "changes/slot_session.h"
@@ -30,6 +31,16 @@ struct ChangeFeedOptions {
 // Every failure means a new slot (a new generation) and a full pass of the
 // incremental checks; nothing is ever retried on the same slot after an
 // error, since the error has dropped it.
+//
+// Coverage: what the publication sends of the watched tables is read
+// (ReadCoverage) before the publication is verified for a new slot, and
+// again after every drain; pgoutput's Relation messages are checked against
+// the relations verified, by OID. Any change (a table dropped from the
+// publication, an action no longer published, a watched table renamed or
+// made anew) drops the slot (resync coverage): changes may have been
+// decoded under a coverage nobody verified. The feed then stays down, its
+// batches saying why (coverage_lost), until a new session finds the
+// publication whole again; the next slot's full pass covers the gap.
 //
 // Thread-safety: as ChangeSource.
 class ChangeFeed : public ChangeSource {
@@ -62,6 +73,9 @@ class ChangeFeed : public ChangeSource {
   bool EnsureSlot();
   // The slot is gone or given up: drop the session, count why.
   void Lose(ResyncReason reason, const std::string& why);
+  // What changed of the coverage verified for the current slot (empty:
+  // nothing), read on the slot session.
+  std::string CoverageChange();
   void DelayNextCreation();
 
   const ChangeFeedOptions options_;
@@ -71,6 +85,11 @@ class ChangeFeed : public ChangeSource {
   bool have_slot_ = false;
   std::uint64_t generation_ = 0;
   std::vector<std::uint64_t> creation_xids_;
+  std::string slot_name_;  // the current slot and its backend
+  int slot_pid_ = 0;
+  Coverage verified_coverage_;  // read before the current slot's publication was verified
+  // Set when coverage changed, until a slot is made again: what is missing.
+  std::string coverage_lost_;
   ResyncReason next_reason_ = ResyncReason::kStartup;
   ResyncReason generation_reason_ = ResyncReason::kStartup;
   DrainCostPolicy drain_cost_;

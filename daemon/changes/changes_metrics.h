@@ -12,11 +12,11 @@
 namespace seatwatch::changes {
 
 // Every resync reason, in the order the metrics list them.
-inline constexpr std::array<ResyncReason, 5> kAllResyncReasons = {
-    ResyncReason::kStartup, ResyncReason::kSlotLost, ResyncReason::kError,
-    ResyncReason::kUnmappable, ResyncReason::kDrainCost};
+inline constexpr std::array<ResyncReason, 6> kAllResyncReasons = {
+    ResyncReason::kStartup,    ResyncReason::kSlotLost,  ResyncReason::kError,
+    ResyncReason::kUnmappable, ResyncReason::kDrainCost, ResyncReason::kCoverage};
 
-// startup, slot_lost, error, unmappable, drain_cost.
+// startup, slot_lost, error, unmappable, drain_cost, coverage.
 const char* ResyncLabel(ResyncReason reason);
 
 // What the change feed knows about itself after its last drain. A plain
