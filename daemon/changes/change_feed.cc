@@ -137,6 +137,7 @@ bool ChangeFeed::EnsureSlot() {
   auto start = Clock::now();
   try {
     pqxx::connection& connection = session_.Connection();
+    Reap(connection);
     if (session_.backend_pid() != inspected_backend_pid_) {
       // Each new session: the server, the role or the publication may have
       // changed since the last one (the setup script run meanwhile). The
@@ -228,7 +229,9 @@ void ChangeFeed::Lose(ResyncReason reason, const std::string& why) {
   have_slot_ = false;
   next_reason_ = reason;
   // Disconnecting drops the temporary slot with its backend (if the error
-  // has not already).
+  // has not already), unless the path to the server stalled: then the
+  // backend lives on, and the next session ends it (Reap).
+  if (slot_pid_ != 0) given_up_.push_back({slot_name_, slot_pid_});
   slot_pid_ = 0;
   session_.Disconnect();
   inspected_backend_pid_ = 0;
@@ -249,13 +252,45 @@ void ChangeFeed::Lose(ResyncReason reason, const std::string& why) {
   }
 }
 
+void ChangeFeed::Reap(pqxx::connection& connection) {
+  ReapResult result =
+      ReapSlots(connection, given_up_, options_.slot.slot_prefix, options_.slot.statement_timeout);
+  for (const auto& slot : result.ended) {
+    log::Info("change feed: ended the session of a slot it gave up",
+              {{"slot", slot.slot_name}, {"backend_pid", std::to_string(slot.backend_pid)}});
+  }
+  for (const auto& name : result.dropped) {
+    log::Warn("change feed: dropped an inactive slot of its prefix", {{"slot", name}});
+  }
+  if (!result.remaining.empty() || result.inactive_left > 0) {
+    std::string names;
+    for (const auto& slot : result.remaining) {
+      names += (names.empty() ? "" : ", ") + slot.slot_name + " (backend " +
+               std::to_string(slot.backend_pid) + ")";
+    }
+    log::Warn("change feed: slots of its prefix it cannot clear hold WAL",
+              {{"given_up", names}, {"inactive", std::to_string(result.inactive_left)}});
+  }
+  given_up_ = std::move(result.remaining);
+  inactive_left_ = static_cast<std::uint64_t>(result.inactive_left);
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.orphan_slots = given_up_.size() + inactive_left_;
+}
+
 std::string ChangeFeed::CoverageChange() {
   std::set<std::uint32_t> known;
   for (const auto& relation : verified_coverage_.relations) known.insert(relation.oid);
   Coverage now;
   {
     SlotSession::Watch watch(session_, options_.slot.statement_timeout);
-    now = ReadCoverage(session_.Connection(), options_.slot.publication, options_.tables, known);
+    pqxx::connection& connection = session_.Connection();
+    now = ReadCoverage(connection, options_.slot.publication, options_.tables, known);
+    if (!given_up_.empty()) {
+      // A slot left behind may end later by itself (TCP keepalive).
+      given_up_ = StillThere(connection, given_up_);
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.orphan_slots = given_up_.size() + inactive_left_;
+    }
   }
   return DescribeCoverageChange(verified_coverage_, now, options_.slot.publication);
 }

@@ -57,6 +57,11 @@ std::vector<prometheus::MetricFamily> ChangesFamilies(const FeedStats& stats) {
                         static_cast<double>(stats.resyncs_of(reason)));
   }
   families.push_back(std::move(resyncs));
+  families.push_back(metrics::SingleGauge(
+      "seatwatch_changes_orphan_slots",
+      "Replication slots the change feed gave up that were still there after it ended their "
+      "sessions, plus inactive slots of its prefix it could not drop; each holds WAL.",
+      static_cast<double>(stats.orphan_slots)));
   return families;
 }
 

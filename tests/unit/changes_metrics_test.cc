@@ -27,6 +27,8 @@ TEST(ChangesMetricsTest, EveryFamilyAndReasonFromZero) {
                               "\"} 0"))
         << reason << "\n" << text;
   }
+  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_orphan_slots gauge")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_changes_orphan_slots 0")) << text;
   EXPECT_TRUE(text.find("# HELP seatwatch_changes_up ") != std::string::npos) << text;
 }
 
@@ -41,6 +43,7 @@ TEST(ChangesMetricsTest, ValuesOfTheLastDrain) {
   stats.CountResync(ResyncReason::kSlotLost);
   stats.CountResync(ResyncReason::kDrainCost);
   stats.CountResync(ResyncReason::kCoverage);
+  stats.orphan_slots = 2;
   std::string text = RenderChangesMetrics(stats);
   EXPECT_TRUE(Has(text, "seatwatch_changes_up 1")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_changes_lag_bytes 123456")) << text;
@@ -52,6 +55,7 @@ TEST(ChangesMetricsTest, ValuesOfTheLastDrain) {
   EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"unmappable\"} 0")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"drain_cost\"} 1")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"coverage\"} 1")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_changes_orphan_slots 2")) << text;
 }
 
 TEST(ChangesMetricsTest, ReasonLabels) {
