@@ -1,5 +1,7 @@
 #include "changes/coverage_reader.h"
 
+#include <type_traits>
+
 #include <pqxx/nontransaction>
 #include <pqxx/result>
 
