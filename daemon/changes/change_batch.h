@@ -20,7 +20,7 @@ struct TransactionChanges {
 
 // Why the change feed started over (a new slot), for
 // seatwatch_changes_resyncs_total{reason}.
-enum class ResyncReason { kStartup, kSlotLost, kError, kUnmappable, kDrainCost };
+enum class ResyncReason { kStartup, kSlotLost, kError, kUnmappable, kDrainCost, kCoverage };
 
 // What one drain of the change feed hands the poller, which passes it to
 // every check that opted in (Check::AcceptChanges). Changes are in commit
@@ -45,6 +45,11 @@ struct ChangeBatch {
   // delete or key update whose old key the replica identity does not carry):
   // every check needs a full pass. Empty when none.
   std::string unmappable;
+  // With feed_up = false: the feed gave its slot up because the
+  // publication's coverage of the watched tables changed, and it is not
+  // whole again yet; what is missing ("table public.tickets is not in
+  // publication seatwatch: ..."). Empty otherwise.
+  std::string coverage_lost;
 };
 
 }  // namespace seatwatch::changes

@@ -43,7 +43,10 @@ class ChangeDecoder::Visitor {
     d_.open_.reset();
   }
 
-  void operator()(const RelationMessage& m) { d_.relations_[m.oid] = ResolveRelation(m, d_.tables_); }
+  void operator()(const RelationMessage& m) {
+    const WatchedRelation& relation = d_.relations_[m.oid] = ResolveRelation(m, d_.tables_);
+    if (d_.verified_) d_.CheckCoverage(m, relation);
+  }
 
   void operator()(const InsertMessage& m) {
     Open& open = d_.InTransaction("Insert");
@@ -165,6 +168,10 @@ class ChangeDecoder::Visitor {
 ChangeDecoder::ChangeDecoder(std::map<std::string, std::string> tables)
     : tables_(std::move(tables)) {}
 
+ChangeDecoder::ChangeDecoder(std::map<std::string, std::string> tables,
+                             std::map<std::uint32_t, CoveredRelation> verified)
+    : tables_(std::move(tables)), verified_(std::move(verified)) {}
+
 void ChangeDecoder::Feed(std::string_view message) {
   std::visit(Visitor(*this), ParsePgoutputMessage(message));
 }
@@ -195,6 +202,23 @@ ChangeDecoder::Open& ChangeDecoder::InTransaction(const char* message) {
 
 void ChangeDecoder::Unmappable(const std::string& reason) {
   if (unmappable_.empty()) unmappable_ = reason;
+}
+
+void ChangeDecoder::CheckCoverage(const RelationMessage& message,
+                                  const WatchedRelation& relation) {
+  if (!coverage_change_.empty()) return;
+  std::string oid = std::to_string(message.oid);
+  std::string decoded = message.namespace_name + "." + message.name;
+  auto it = verified_->find(message.oid);
+  if (it != verified_->end()) {
+    if (it->second.schema != message.namespace_name || it->second.name != message.name) {
+      coverage_change_ = it->second.Qualified() + " (OID " + oid + ") was renamed to " +
+                         decoded + " (in the changes decoded)";
+    }
+  } else if (!relation.watched.empty()) {
+    coverage_change_ = "changes of " + decoded + " come from OID " + oid +
+                       ", not from a relation verified for the watched tables";
+  }
 }
 
 }  // namespace seatwatch::changes

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "changes/change_batch.h"
+#include "changes/coverage.h"
 #include "changes/pgoutput_messages.h"
 #include "changes/watched_relation.h"
 
@@ -45,16 +46,29 @@ struct OpenTransaction {
 // message announced, a tuple of another width than its relation, a change
 // or Commit outside Begin/Commit, a Begin inside one). The decoder is then
 // in an unknown state: the caller starts over with a new slot and Reset().
+// With `verified`, the relations the feed verified for the watched tables
+// (by OID, as read before its slot was made), every Relation message is
+// checked against them: pgoutput names a relation by OID, and a watched
+// relation under another name (renamed away: its changes would be taken for
+// an unwatched table's) or a watched name under an OID not verified (a table
+// made anew) means the coverage changed; the first such change is kept in
+// coverage_change(). A relation neither verified nor named like a watched
+// table is just not watched.
+//
 // Not thread-safe: one drain at a time.
 class ChangeDecoder {
  public:
   explicit ChangeDecoder(std::map<std::string, std::string> tables);
+  ChangeDecoder(std::map<std::string, std::string> tables,
+                std::map<std::uint32_t, CoveredRelation> verified);
 
   void Feed(std::string_view message);
 
   std::vector<TransactionChanges> TakeCommitted();
   const std::string& unmappable() const { return unmappable_; }
   void ClearUnmappable() { unmappable_.clear(); }
+  // What a Relation message showed of a change of coverage, or empty.
+  const std::string& coverage_change() const { return coverage_change_; }
   // Insert, Update, Delete and Truncate messages seen, of every table.
   std::uint64_t decoded_changes() const { return decoded_changes_; }
   // Forgets the relations, any transaction in progress and the committed
@@ -70,12 +84,15 @@ class ChangeDecoder {
   const WatchedRelation& Lookup(std::uint32_t oid, const char* message) const;
   Open& InTransaction(const char* message);
   void Unmappable(const std::string& reason);
+  void CheckCoverage(const RelationMessage& message, const WatchedRelation& relation);
 
   std::map<std::string, std::string> tables_;
   std::map<std::uint32_t, WatchedRelation> relations_;
   std::optional<Open> open_;
   std::vector<TransactionChanges> committed_;
   std::string unmappable_;
+  std::optional<std::map<std::uint32_t, CoveredRelation>> verified_;
+  std::string coverage_change_;
   std::uint64_t decoded_changes_ = 0;
 };
 

@@ -1,10 +1,12 @@
 #include "changes/change_feed.h"
 
+#include <set>
 #include <stdexcept>
 
 #include <pqxx/except>
 
 #include "changes/change_decoder.h"
+#include "changes/coverage_reader.h"
 #include "changes/feed_options.h"
 #include "util/log.h"
 
@@ -55,7 +57,9 @@ ChangeBatch ChangeFeed::Drain() {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.up = false;
-  return ChangeBatch{};
+  ChangeBatch down;
+  down.coverage_lost = coverage_lost_;
+  return down;
 }
 
 ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
@@ -63,6 +67,10 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
   try {
     std::vector<SlotMessage> messages = session_.Drain();
     for (const auto& message : messages) decoder_->Feed(message.data);
+    if (!decoder_->coverage_change().empty()) {
+      Lose(ResyncReason::kCoverage, decoder_->coverage_change());
+      return Outcome::kLost;
+    }
     batch.transactions = decoder_->TakeCommitted();
     double seconds = SecondsSince(start);
     SlotPosition position = session_.Position();
@@ -75,6 +83,12 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
                                         (position.wal_status.empty() ? std::string("none")
                                                                      : position.wal_status) +
                                         ")");
+      return Outcome::kLost;
+    }
+    // After the drain: a publication change made before it is seen now, with
+    // whatever this drain decoded under it.
+    if (std::string changed = CoverageChange(); !changed.empty()) {
+      Lose(ResyncReason::kCoverage, changed);
       return Outcome::kLost;
     }
     std::uint64_t decoded = decoder_->decoded_changes();
@@ -123,9 +137,13 @@ bool ChangeFeed::EnsureSlot() {
   auto start = Clock::now();
   try {
     pqxx::connection& connection = session_.Connection();
+    Reap(connection);
     if (session_.backend_pid() != inspected_backend_pid_) {
       // Each new session: the server, the role or the publication may have
-      // changed since the last one (the setup script run meanwhile).
+      // changed since the last one (the setup script run meanwhile). The
+      // coverage is read first: whatever changes after it, also before the
+      // slot exists, differs from it on the first drain.
+      Coverage coverage = ReadCoverage(connection, options_.slot.publication, options_.tables, {});
       FeedVerdict verdict =
           InspectPublication(connection, options_.slot.publication, options_.tables);
       std::string text = verdict.Describe();
@@ -153,10 +171,12 @@ bool ChangeFeed::EnsureSlot() {
         off_reason_ = verdict.usable ? "" : verdict.off_reason;
       }
       if (!verdict.usable) {
+        if (!coverage_lost_.empty()) coverage_lost_ = verdict.off_reason;
         session_.Disconnect();
         DelayNextCreation();
         return false;
       }
+      verified_coverage_ = std::move(coverage);
       inspected_backend_pid_ = session_.backend_pid();
     }
     creation_xids_ = session_.CreateSlot();
@@ -176,9 +196,11 @@ bool ChangeFeed::EnsureSlot() {
     return false;
   }
   have_slot_ = true;
+  slot_name_ = session_.slot_name();
+  slot_pid_ = session_.backend_pid();
   ++generation_;
   generation_reason_ = next_reason_;
-  decoder_ = std::make_unique<ChangeDecoder>(options_.tables);
+  decoder_ = std::make_unique<ChangeDecoder>(options_.tables, RelationsByOid(verified_coverage_));
   decoded_before_ = 0;
   create_backoff_.Reset();
   {
@@ -193,6 +215,11 @@ bool ChangeFeed::EnsureSlot() {
              {"backend_pid", std::to_string(session_.backend_pid())},
              {"in_progress_xids", std::to_string(creation_xids_.size())},
              {"waited_s", std::to_string(SecondsSince(start))}});
+  if (!coverage_lost_.empty()) {
+    log::Info("change feed: coverage whole again; a full pass follows",
+              {{"was", coverage_lost_}, {"slot", session_.slot_name()}});
+    coverage_lost_.clear();
+  }
   return true;
 }
 
@@ -202,19 +229,70 @@ void ChangeFeed::Lose(ResyncReason reason, const std::string& why) {
   have_slot_ = false;
   next_reason_ = reason;
   // Disconnecting drops the temporary slot with its backend (if the error
-  // has not already).
+  // has not already), unless the path to the server stalled: then the
+  // backend lives on, and the next session ends it (Reap).
+  if (slot_pid_ != 0) given_up_.push_back({slot_name_, slot_pid_});
+  slot_pid_ = 0;
   session_.Disconnect();
   inspected_backend_pid_ = 0;
+  if (reason == ResyncReason::kCoverage) coverage_lost_ = why;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.up = false;
     if (!aborted_) stats_.CountResync(reason);
   }
-  if (!aborted_) {
+  if (reason == ResyncReason::kCoverage) {
+    log::Warn("change feed: the publication's coverage of the watched tables changed; slot "
+              "dropped, full passes until it is whole again",
+              {{"change", why}, {"slot", slot_name_}});
+  } else if (!aborted_) {
     log::Warn("change feed: slot dropped; a new slot and a full pass follow",
               {{"reason", ResyncLabel(reason)}, {"error", why},
                {"slot", session_.slot_name()}});
   }
+}
+
+void ChangeFeed::Reap(pqxx::connection& connection) {
+  ReapResult result =
+      ReapSlots(connection, given_up_, options_.slot.slot_prefix, options_.slot.statement_timeout);
+  for (const auto& slot : result.ended) {
+    log::Info("change feed: ended the session of a slot it gave up",
+              {{"slot", slot.slot_name}, {"backend_pid", std::to_string(slot.backend_pid)}});
+  }
+  for (const auto& name : result.dropped) {
+    log::Warn("change feed: dropped an inactive slot of its prefix", {{"slot", name}});
+  }
+  if (!result.remaining.empty() || result.inactive_left > 0) {
+    std::string names;
+    for (const auto& slot : result.remaining) {
+      names += (names.empty() ? "" : ", ") + slot.slot_name + " (backend " +
+               std::to_string(slot.backend_pid) + ")";
+    }
+    log::Warn("change feed: slots of its prefix it cannot clear hold WAL",
+              {{"given_up", names}, {"inactive", std::to_string(result.inactive_left)}});
+  }
+  given_up_ = std::move(result.remaining);
+  inactive_left_ = static_cast<std::uint64_t>(result.inactive_left);
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.orphan_slots = given_up_.size() + inactive_left_;
+}
+
+std::string ChangeFeed::CoverageChange() {
+  std::set<std::uint32_t> known;
+  for (const auto& relation : verified_coverage_.relations) known.insert(relation.oid);
+  Coverage now;
+  {
+    SlotSession::Watch watch(session_, options_.slot.statement_timeout);
+    pqxx::connection& connection = session_.Connection();
+    now = ReadCoverage(connection, options_.slot.publication, options_.tables, known);
+    if (!given_up_.empty()) {
+      // A slot left behind may end later by itself (TCP keepalive).
+      given_up_ = StillThere(connection, given_up_);
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.orphan_slots = given_up_.size() + inactive_left_;
+    }
+  }
+  return DescribeCoverageChange(verified_coverage_, now, options_.slot.publication);
 }
 
 void ChangeFeed::DelayNextCreation() { next_creation_ = Clock::now() + create_backoff_.Next(); }

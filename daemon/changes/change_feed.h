@@ -11,8 +11,10 @@
 
 #include "changes/change_source.h"
 #include "changes/changes_metrics.h"
+#include "changes/coverage.h"
 #include "changes/drain_cost_policy.h"
 #include "changes/publication_inspector.h"
+#include "changes/slot_reaper.h"
 #include "changes/slot_session.h"
 #include "db/backoff.h"
 
@@ -30,6 +32,20 @@ struct ChangeFeedOptions {
 // Every failure means a new slot (a new generation) and a full pass of the
 // incremental checks; nothing is ever retried on the same slot after an
 // error, since the error has dropped it.
+//
+// Coverage: what the publication sends of the watched tables is read
+// (ReadCoverage) before the publication is verified for a new slot, and
+// again after every drain; pgoutput's Relation messages are checked against
+// the relations verified, by OID. Any change (a table dropped from the
+// publication, an action no longer published, a watched table renamed or
+// made anew) drops the slot (resync coverage): changes may have been
+// decoded under a coverage nobody verified. The feed then stays down, its
+// batches saying why (coverage_lost), until a new session finds the
+// publication whole again; the next slot's full pass covers the gap.
+//
+// A slot session given up (stalled, failed, dropped) is ended on the server
+// before the next slot is made (ReapSlots): behind a stalled path its backend
+// would keep its temporary slot, and WAL, until TCP keepalive gives up.
 //
 // Thread-safety: as ChangeSource.
 class ChangeFeed : public ChangeSource {
@@ -62,6 +78,12 @@ class ChangeFeed : public ChangeSource {
   bool EnsureSlot();
   // The slot is gone or given up: drop the session, count why.
   void Lose(ResyncReason reason, const std::string& why);
+  // On a fresh session, before anything else: ends the sessions of slots
+  // given up earlier, drops leftover slots of the prefix, counts the rest.
+  void Reap(pqxx::connection& connection);
+  // What changed of the coverage verified for the current slot (empty:
+  // nothing), read on the slot session; also recounts given-up slots.
+  std::string CoverageChange();
   void DelayNextCreation();
 
   const ChangeFeedOptions options_;
@@ -71,6 +93,13 @@ class ChangeFeed : public ChangeSource {
   bool have_slot_ = false;
   std::uint64_t generation_ = 0;
   std::vector<std::uint64_t> creation_xids_;
+  std::string slot_name_;  // the current slot and its backend
+  int slot_pid_ = 0;
+  Coverage verified_coverage_;  // read before the current slot's publication was verified
+  // Set when coverage changed, until a slot is made again: what is missing.
+  std::string coverage_lost_;
+  std::vector<GivenUpSlot> given_up_;  // still to be ended on the server
+  std::uint64_t inactive_left_ = 0;    // inactive slots of the prefix not dropped
   ResyncReason next_reason_ = ResyncReason::kStartup;
   ResyncReason generation_reason_ = ResyncReason::kStartup;
   DrainCostPolicy drain_cost_;

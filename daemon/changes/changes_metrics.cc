@@ -8,7 +8,7 @@
 
 namespace seatwatch::changes {
 
-static_assert(static_cast<size_t>(ResyncReason::kDrainCost) == kAllResyncReasons.size() - 1,
+static_assert(static_cast<size_t>(ResyncReason::kCoverage) == kAllResyncReasons.size() - 1,
               "kAllResyncReasons follows the enum's order");
 
 const char* ResyncLabel(ResyncReason reason) {
@@ -23,6 +23,8 @@ const char* ResyncLabel(ResyncReason reason) {
       return "unmappable";
     case ResyncReason::kDrainCost:
       return "drain_cost";
+    case ResyncReason::kCoverage:
+      return "coverage";
   }
   return "unknown";
 }
@@ -48,12 +50,18 @@ std::vector<prometheus::MetricFamily> ChangesFamilies(const FeedStats& stats) {
   auto resyncs = metrics::CounterFamily(
       "seatwatch_changes_resyncs_total",
       "Times the change feed started over on a new slot (each followed by a full pass), "
-      "by reason; unmappable counts changes that forced a full pass on the same slot.");
+      "by reason; unmappable counts changes that forced a full pass on the same slot; "
+      "coverage, changes of what the publication sends of the watched tables.");
   for (ResyncReason reason : kAllResyncReasons) {
     metrics::AddCounter(resyncs, {{"reason", ResyncLabel(reason)}},
                         static_cast<double>(stats.resyncs_of(reason)));
   }
   families.push_back(std::move(resyncs));
+  families.push_back(metrics::SingleGauge(
+      "seatwatch_changes_orphan_slots",
+      "Replication slots the change feed gave up that were still there after it ended their "
+      "sessions, plus inactive slots of its prefix it could not drop; each holds WAL.",
+      static_cast<double>(stats.orphan_slots)));
   return families;
 }
 

@@ -12,11 +12,11 @@
 namespace seatwatch::changes {
 
 // Every resync reason, in the order the metrics list them.
-inline constexpr std::array<ResyncReason, 5> kAllResyncReasons = {
-    ResyncReason::kStartup, ResyncReason::kSlotLost, ResyncReason::kError,
-    ResyncReason::kUnmappable, ResyncReason::kDrainCost};
+inline constexpr std::array<ResyncReason, 6> kAllResyncReasons = {
+    ResyncReason::kStartup,    ResyncReason::kSlotLost,  ResyncReason::kError,
+    ResyncReason::kUnmappable, ResyncReason::kDrainCost, ResyncReason::kCoverage};
 
-// startup, slot_lost, error, unmappable, drain_cost.
+// startup, slot_lost, error, unmappable, drain_cost, coverage.
 const char* ResyncLabel(ResyncReason reason);
 
 // What the change feed knows about itself after its last drain. A plain
@@ -26,6 +26,9 @@ struct FeedStats {
   std::int64_t lag_bytes = 0;
   std::uint64_t decoded_total = 0;
   double drain_duration_seconds = 0;
+  // Slots the feed gave up that were still there after it ended their
+  // sessions, and inactive slots of its prefix it could not drop.
+  std::uint64_t orphan_slots = 0;
   std::array<std::uint64_t, kAllResyncReasons.size()> resyncs{};  // by kAllResyncReasons order
 
   void CountResync(ResyncReason reason) { ++resyncs[static_cast<size_t>(reason)]; }

@@ -15,6 +15,7 @@ const char* FullPassReasonLabel(FullPassReason reason) {
     case FullPassReason::kUnmappable: return "unmappable";
     case FullPassReason::kFeedDown: return "feed_down";
     case FullPassReason::kDrainCost: return "drain_cost";
+    case FullPassReason::kCoverage: return "coverage";
   }
   return "unknown";
 }
@@ -27,6 +28,7 @@ FullPassReason ReasonOfGeneration(changes::ResyncReason reason) {
   switch (reason) {
     case changes::ResyncReason::kUnmappable: return FullPassReason::kUnmappable;
     case changes::ResyncReason::kDrainCost: return FullPassReason::kDrainCost;
+    case changes::ResyncReason::kCoverage: return FullPassReason::kCoverage;
     default: return FullPassReason::kResync;
   }
 }
@@ -154,6 +156,7 @@ std::shared_ptr<const db::Rows> IncrementalRows::rows() const {
 void IncrementalRows::AcceptChanges(const changes::ChangeBatch& batch,
                                     changes::ResyncReason generation_reason) {
   feed_up_ = batch.feed_up;
+  coverage_lost_ = batch.feed_up ? "" : batch.coverage_lost;
   if (!batch.feed_up) {
     // No slot: whatever comes next is a new generation, to be seeded by a
     // full pass that its readiness query allows. Keys decoded before stay
@@ -194,7 +197,7 @@ RunPlan IncrementalRows::Plan(double now_unix) const {
   for (const auto& entry : pending_) xids.insert(entry.first);
   plan.pending_xids.assign(xids.begin(), xids.end());
   if (!feed_up_) {
-    plan.reason = FullPassReason::kFeedDown;
+    plan.reason = coverage_lost_.empty() ? FullPassReason::kFeedDown : FullPassReason::kCoverage;
   } else if (!seeded_ || !has_result_) {
     plan.reason = ever_seeded_ ? ReasonOfGeneration(generation_reason_) : FullPassReason::kStartup;
     plan.seeds = true;
@@ -266,6 +269,7 @@ double IncrementalRows::next_expiry(const std::string& key) const {
 metrics::IncrementalStatus IncrementalRows::Status() const {
   metrics::IncrementalStatus status;
   status.mode = seeded() ? "incremental" : "full";
+  if (!coverage_lost_.empty()) status.mode_reason = "coverage lost: " + coverage_lost_;
   status.dirty_keys = last_dirty_keys_;
   for (const auto& [reason, count] : full_passes_) {
     status.full_passes[FullPassReasonLabel(reason)] = count;

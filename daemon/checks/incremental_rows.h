@@ -17,10 +17,21 @@ namespace seatwatch::checks {
 
 // Why an incremental check read everything again, for
 // seatwatch_full_passes_total{reason}.
-enum class FullPassReason { kStartup, kBackstop, kResync, kUnmappable, kFeedDown, kDrainCost };
+// kCoverage: the publication's coverage of the watched tables changed (while
+// it is not whole, and the pass that seeds the slot made once it is again).
+enum class FullPassReason {
+  kStartup,
+  kBackstop,
+  kResync,
+  kUnmappable,
+  kFeedDown,
+  kDrainCost,
+  kCoverage
+};
 inline constexpr FullPassReason kAllFullPassReasons[] = {
-    FullPassReason::kStartup,    FullPassReason::kBackstop, FullPassReason::kResync,
-    FullPassReason::kUnmappable, FullPassReason::kFeedDown, FullPassReason::kDrainCost};
+    FullPassReason::kStartup,   FullPassReason::kBackstop,  FullPassReason::kResync,
+    FullPassReason::kUnmappable, FullPassReason::kFeedDown, FullPassReason::kDrainCost,
+    FullPassReason::kCoverage};
 const char* FullPassReasonLabel(FullPassReason reason);
 
 // The rows of a recheck (or of a full pass) do not fit the entry: no key
@@ -140,6 +151,8 @@ class IncrementalRows {
   // until one has seen all of them.
   std::set<std::uint32_t> unmappable_xids_;
   bool unmappable_ = false;
+  // The feed's ChangeBatch::coverage_lost while it is down for that.
+  std::string coverage_lost_;
 
   // Counters.
   std::map<FullPassReason, std::uint64_t> full_passes_;

@@ -14,6 +14,10 @@ struct IncrementalStatus {
   // in the feed's current generation (its next run rechecks dirty keys
   // only); "full" otherwise.
   std::string mode = "full";
+  // Why the mode is full when the change feed says ("coverage lost: table
+  // public.tickets is not in publication seatwatch: ..."), for the status
+  // page and /api/invariants; empty otherwise.
+  std::string mode_reason;
   // Keys the last run rechecked (0 after a full pass or a cycle with none).
   std::uint64_t dirty_keys = 0;
   // Full passes so far by reason; every reason present from 0.

@@ -132,7 +132,8 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
   auto passes = CounterFamily("seatwatch_full_passes_total",
                               "Full passes of an incremental check by reason: startup, backstop "
                               "([changes] full_pass_interval), resync (a new slot), unmappable (a "
-                              "change without its key), feed_down, drain_cost.");
+                              "change without its key), feed_down, drain_cost, coverage (the "
+                              "publication's coverage of the watched tables changed).");
   auto mode = GaugeFamily("seatwatch_check_mode",
                           "1 for the incremental check's current mode: incremental (rechecks "
                           "the keys the change feed names) or full (reads everything).");
@@ -223,6 +224,9 @@ std::string InvariantsJson(const PollState& state) {
       json.Key("check").String(check.name);
       if (check.incremental) {
         json.Key("mode").String(check.incremental->mode);
+        if (!check.incremental->mode_reason.empty()) {
+          json.Key("mode_reason").String(check.incremental->mode_reason);
+        }
         json.Key("last_full_pass_unix").Number(check.incremental->last_full_pass_unix);
       }
       if (!result) {

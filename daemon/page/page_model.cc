@@ -55,7 +55,10 @@ CheckHealth HealthOf(const metrics::CheckStatus& check) {
   health.errors = check.errors;
   health.last_reason = check.last_reason;
   health.last_error = check.last_error;
-  if (check.incremental) health.mode = check.incremental->mode;
+  if (check.incremental) {
+    health.mode = check.incremental->mode;
+    health.mode_reason = check.incremental->mode_reason;
+  }
   return health;
 }
 

@@ -58,6 +58,7 @@ struct CheckHealth {
   std::string last_reason;
   std::string last_error;
   std::string mode;  // incremental checks: "incremental" or "full"; else empty
+  std::string mode_reason;  // why full, when known ("coverage lost: ...")
 };
 
 // Everything the status page shows, taken from one snapshot (and the

@@ -156,11 +156,12 @@ void Poller::UpdateChangeFeed(bool config_changed) {
 
 void Poller::DrainChanges() {
   const auto& changes = config_.changes;
-  // Silence: one statement of the slot session; in all, a connect, a slot
-  // creation, the publication's inspection and the drain.
+  // Silence: one statement of the slot session; in all, a connect, ending a
+  // given-up session (a wait bounded by statement_timeout), a slot creation,
+  // the publication's inspection, the drain and the coverage read after it.
   auto silence = changes.statement_timeout + kWatchdogMargin;
   auto total = config_.database.connect_timeout + changes.create_timeout +
-               changes.statement_timeout * 4 + kWatchdogMargin;
+               changes.statement_timeout * 6 + kWatchdogMargin;
   changes::ChangeBatch batch;
   changes::ResyncReason reason = changes::ResyncReason::kStartup;
   // The lane's watchdog: a slot session that stops answering is dropped

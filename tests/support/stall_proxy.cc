@@ -43,6 +43,7 @@ StallProxy::~StallProxy() {
 }
 
 void StallProxy::Stall() { Command("stall"); }
+void StallProxy::HoldOpen() { Command("hold"); }
 void StallProxy::Resume() { Command("resume"); }
 
 void StallProxy::Command(const std::string& command) {

@@ -20,6 +20,10 @@ class StallProxy {
 
   int port() const { return port_; }
   void Stall();
+  // Stops forwarding on the connections open now, for good (until Resume),
+  // their sockets left open; connections made later forward normally: one
+  // session's path stalled while the server stays reachable.
+  void HoldOpen();
   void Resume();
 
  private:

@@ -3,8 +3,10 @@
 socket open: a middlebox that stalls. Usage: stall_proxy.py TARGET_PORT.
 Prints the port it listens on, then reads commands on stdin, one a line:
 "stall" (stop reading from and writing to every connection; new ones are
-still accepted and connected upstream, then held) and "resume"; each is
-acknowledged with "ok" on stdout once in force. Ends at EOF on stdin."""
+still accepted and connected upstream, then held), "hold" (stop forwarding on
+the connections open now, sockets left open; new ones forward normally: one
+session's path stalled, not the server's) and "resume"; each is acknowledged
+with "ok" on stdout once in force. Ends at EOF on stdin."""
 import selectors
 import socket
 import sys
@@ -49,6 +51,12 @@ def main():
                     return
                 if line.strip() == "stall":
                     stalled = True
+                    for sock in list(peers):
+                        try:
+                            sel.unregister(sock)
+                        except (KeyError, ValueError):
+                            pass
+                elif line.strip() == "hold":
                     for sock in list(peers):
                         try:
                             sel.unregister(sock)

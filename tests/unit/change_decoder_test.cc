@@ -310,5 +310,57 @@ TEST(ChangeDecoderTest, TupleOfAnotherWidthThrows) {
                PgoutputError);
 }
 
+// Hand-made: relation `oid`, schema.name (event_id, seat), the key flagged.
+std::string NamedRelation(std::int32_t oid, const std::string& schema, const std::string& name) {
+  return MessageBuilder('R').Int32(oid).String(schema).String(name).Byte('i').Int16(2)
+      .Byte(1).String("event_id").Int32(23).Int32(-1)
+      .Byte(1).String("seat").Int32(25).Int32(-1).bytes();
+}
+
+std::map<std::uint32_t, CoveredRelation> Verified() {
+  return {{100, CoveredRelation{100, "public", "seats", "r1/2"}},
+          {200, CoveredRelation{200, "public", "tickets", "r3/4"}}};
+}
+
+TEST(ChangeDecoderTest, VerifiedRelationsUnderTheirNamesAreNoChangeOfCoverage) {
+  ChangeDecoder decoder(kBooking, Verified());
+  decoder.Feed(NamedRelation(200, "public", "tickets"));
+  decoder.Feed(NamedRelation(300, "public", "filler"));  // not watched, not verified
+  decoder.Feed(Begin(7));
+  decoder.Feed(MessageBuilder('I').Int32(200).Byte('N').Int16(2).Text("4").Text("s1").bytes());
+  decoder.Feed(Commit());
+  EXPECT_EQ(decoder.coverage_change(), "");
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 1u);
+  EXPECT_EQ(committed[0].keys, (Keys{{"tickets", {"4"}}}));
+}
+
+// pgoutput names relations by OID: a watched table renamed away keeps its
+// OID, and its changes come under the new name (not watched by name).
+TEST(ChangeDecoderTest, AVerifiedRelationUnderAnotherNameIsAChangeOfCoverage) {
+  ChangeDecoder decoder(kBooking, Verified());
+  decoder.Feed(NamedRelation(200, "public", "tickets_away"));
+  EXPECT_EQ(decoder.coverage_change(),
+            "public.tickets (OID 200) was renamed to public.tickets_away (in the changes "
+            "decoded)");
+  // The first change is kept.
+  decoder.Feed(NamedRelation(100, "archive", "seats"));
+  EXPECT_NE(decoder.coverage_change().find("public.tickets"), std::string::npos);
+}
+
+TEST(ChangeDecoderTest, AWatchedNameUnderAnOidNotVerifiedIsAChangeOfCoverage) {
+  ChangeDecoder decoder(kBooking, Verified());
+  decoder.Feed(NamedRelation(201, "public", "tickets"));
+  EXPECT_EQ(decoder.coverage_change(),
+            "changes of public.tickets come from OID 201, not from a relation verified for "
+            "the watched tables");
+}
+
+TEST(ChangeDecoderTest, WithoutVerifiedRelationsNothingIsChecked) {
+  ChangeDecoder decoder(kBooking);
+  decoder.Feed(NamedRelation(201, "public", "tickets"));
+  EXPECT_EQ(decoder.coverage_change(), "");
+}
+
 }  // namespace
 }  // namespace seatwatch::changes

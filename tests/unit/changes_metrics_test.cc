@@ -21,11 +21,14 @@ TEST(ChangesMetricsTest, EveryFamilyAndReasonFromZero) {
   EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_drain_duration_seconds gauge")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_changes_drain_duration_seconds 0")) << text;
   EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_resyncs_total counter")) << text;
-  for (const char* reason : {"startup", "slot_lost", "error", "unmappable", "drain_cost"}) {
+  for (const char* reason :
+       {"startup", "slot_lost", "error", "unmappable", "drain_cost", "coverage"}) {
     EXPECT_TRUE(Has(text, std::string("seatwatch_changes_resyncs_total{reason=\"") + reason +
                               "\"} 0"))
         << reason << "\n" << text;
   }
+  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_orphan_slots gauge")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_changes_orphan_slots 0")) << text;
   EXPECT_TRUE(text.find("# HELP seatwatch_changes_up ") != std::string::npos) << text;
 }
 
@@ -39,6 +42,8 @@ TEST(ChangesMetricsTest, ValuesOfTheLastDrain) {
   stats.CountResync(ResyncReason::kSlotLost);
   stats.CountResync(ResyncReason::kSlotLost);
   stats.CountResync(ResyncReason::kDrainCost);
+  stats.CountResync(ResyncReason::kCoverage);
+  stats.orphan_slots = 2;
   std::string text = RenderChangesMetrics(stats);
   EXPECT_TRUE(Has(text, "seatwatch_changes_up 1")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_changes_lag_bytes 123456")) << text;
@@ -49,6 +54,8 @@ TEST(ChangesMetricsTest, ValuesOfTheLastDrain) {
   EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"error\"} 0")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"unmappable\"} 0")) << text;
   EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"drain_cost\"} 1")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"coverage\"} 1")) << text;
+  EXPECT_TRUE(Has(text, "seatwatch_changes_orphan_slots 2")) << text;
 }
 
 TEST(ChangesMetricsTest, ReasonLabels) {
@@ -57,6 +64,7 @@ TEST(ChangesMetricsTest, ReasonLabels) {
   EXPECT_STREQ(ResyncLabel(ResyncReason::kError), "error");
   EXPECT_STREQ(ResyncLabel(ResyncReason::kUnmappable), "unmappable");
   EXPECT_STREQ(ResyncLabel(ResyncReason::kDrainCost), "drain_cost");
+  EXPECT_STREQ(ResyncLabel(ResyncReason::kCoverage), "coverage");
 }
 
 }  // namespace

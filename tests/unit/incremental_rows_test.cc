@@ -118,7 +118,7 @@ TEST(IncrementalRowsTest, FeedUnseenOrDownMeansFullPasses) {
   EXPECT_FALSE(rows.seeded());
   EXPECT_EQ(rows.Status().mode, "full");
   EXPECT_EQ(rows.Status().full_passes.at("feed_down"), 1u);
-  EXPECT_EQ(rows.Status().full_passes.size(), 6u);
+  EXPECT_EQ(rows.Status().full_passes.size(), 7u);
   EXPECT_EQ(rows.Status().full_passes.at("startup"), 0u);
 }
 
@@ -238,6 +238,44 @@ TEST(IncrementalRowsTest, GenerationReasonNamesTheFullPass) {
   rows.FullPassDone(plan, {}, true, 1001, 1);
   rows.AcceptChanges(Batch(3), changes::ResyncReason::kUnmappable);
   EXPECT_EQ(rows.Plan(1002).reason, FullPassReason::kUnmappable);
+}
+
+// The feed down because its publication no longer covers a watched table:
+// full passes counted as coverage, the status saying why, and the pass that
+// seeds the next slot too.
+TEST(IncrementalRowsTest, CoverageLostMeansFullPassesForCoverageUntilANewSlotIsSeeded) {
+  IncrementalRows rows = MakeRows();
+  Seed(rows, Result({}));
+  changes::ChangeBatch down;
+  down.coverage_lost = "table public.tickets is not in publication seatwatch";
+  rows.AcceptChanges(down, changes::ResyncReason::kStartup);
+  EXPECT_FALSE(rows.seeded());
+  RunPlan plan = rows.Plan(1001);
+  EXPECT_TRUE(plan.full);
+  EXPECT_EQ(plan.reason, FullPassReason::kCoverage);
+  EXPECT_FALSE(plan.seeds);
+  rows.ApplyFull(Result({}));
+  rows.FullPassDone(plan, {}, true, 1001, 1);
+  EXPECT_EQ(rows.Status().mode, "full");
+  EXPECT_EQ(rows.Status().mode_reason,
+            "coverage lost: table public.tickets is not in publication seatwatch");
+  EXPECT_EQ(rows.Status().full_passes.at("coverage"), 1u);
+  EXPECT_EQ(rows.Status().full_passes.at("feed_down"), 0u);
+  // Whole again: a new slot made for coverage.
+  rows.AcceptChanges(Batch(2), changes::ResyncReason::kCoverage);
+  EXPECT_EQ(rows.Status().mode_reason, "");
+  plan = rows.Plan(1002);
+  EXPECT_TRUE(plan.seeds);
+  EXPECT_EQ(plan.reason, FullPassReason::kCoverage);
+  rows.ApplyFull(Result({}));
+  rows.FullPassDone(plan, {}, true, 1002, 1);
+  EXPECT_TRUE(rows.seeded());
+  EXPECT_EQ(rows.Status().mode, "incremental");
+  EXPECT_EQ(rows.Status().full_passes.at("coverage"), 2u);
+  // Down for another reason: feed_down, no coverage reason.
+  rows.AcceptChanges(changes::ChangeBatch{}, changes::ResyncReason::kStartup);
+  EXPECT_EQ(rows.Plan(1003).reason, FullPassReason::kFeedDown);
+  EXPECT_EQ(rows.Status().mode_reason, "");
 }
 
 TEST(IncrementalRowsTest, FeedDownThenUpAgainIsANewGeneration) {

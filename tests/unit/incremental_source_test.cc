@@ -71,7 +71,7 @@ TEST(IncrementalSourceTest, ChecksAreIncrementalOnlyWithSettingsAndScopedSql) {
   EXPECT_TRUE(invariant.wants_changes());
   ASSERT_TRUE(invariant.incremental_status());
   EXPECT_EQ(invariant.incremental_status()->mode, "full");
-  EXPECT_EQ(invariant.incremental_status()->full_passes.size(), 6u);
+  EXPECT_EQ(invariant.incremental_status()->full_passes.size(), 7u);
   // Not seeded yet: its own interval.
   EXPECT_EQ(invariant.interval(), 10s);
 

@@ -358,6 +358,25 @@ TEST(StatusPageTest, LongListsAreCutAndCounted) {
   EXPECT_TRUE(Has(page, "and 15 more keys: see <a href=\"/api/invariants\">")) << page;
 }
 
+// An incremental check in full mode says why when the feed said (its
+// publication no longer covers a watched table), in the page and the API.
+TEST(StatusPageTest, AnIncrementalCheckSaysWhyItRunsFullPasses) {
+  metrics::PollState state = ViolatedState();
+  metrics::IncrementalStatus status;
+  status.mode = "full";
+  status.mode_reason = "coverage lost: table public.tickets is not in publication seatwatch";
+  state.checks[0].incremental = status;
+  metrics::Snapshot snapshot = metrics::BuildSnapshot(state);
+  std::string page = RenderStatusPage(BuildPageModel(snapshot, nullptr, kNow));
+  EXPECT_TRUE(Has(page, "full (coverage lost: table public.tickets is not in publication "
+                        "seatwatch)"))
+      << page;
+  EXPECT_TRUE(Has(snapshot.invariants_json,
+                  "\"mode_reason\":\"coverage lost: table public.tickets is not in "
+                  "publication seatwatch\""))
+      << snapshot.invariants_json;
+}
+
 metrics::PollState WithLocks(std::shared_ptr<const locks::LockPoll> poll) {
   metrics::PollState state = ViolatedState();
   checks::CheckOutput output;
