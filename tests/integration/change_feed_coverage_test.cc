@@ -23,6 +23,7 @@
 
 #include "changes/changes_metrics.h"
 #include "support/change_feed_fixtures.h"
+#include "support/incremental_daemon.h"
 #include "support/scratch_db.h"
 #include "support/test_env.h"
 
@@ -41,13 +42,7 @@ class ChangeFeedCoverageTest : public ::testing::Test {
  protected:
   void SetUp() override {
     db_ = std::make_unique<ScratchDatabase>(kDb);
-    std::string output;
-    int status = testing::RunCommand(
-        testing::SourceDir() + "/scripts/pg-scratch psql " + testing::ScratchPgDir() +
-            " -X -q -v ON_ERROR_STOP=1 -U postgres -d " + kDb + " -f " + testing::SourceDir() +
-            "/queries/booking/changes-setup.sql",
-        &output);
-    ASSERT_EQ(status, 0) << output;
+    testing::RunChangesSetup(*db_);
     db_->Exec("INSERT INTO seats (event_id, seat) SELECT e, 's' || s "
               "FROM generate_series(1, 9) e, generate_series(1, 20) s");
     db_->Exec("INSERT INTO tickets (event_id, seat, fan) SELECT e, 's1', 'f' "
@@ -55,16 +50,7 @@ class ChangeFeedCoverageTest : public ::testing::Test {
   }
 
   ChangeFeedOptions Options(const std::string& prefix) const {
-    ChangeFeedOptions options;
-    options.slot.dsn = db_->changes_dsn();
-    options.slot.application_name = "seatwatch-test-changes";
-    options.slot.statement_timeout = 5s;
-    options.slot.create_timeout = 2s;
-    options.slot.reconnect_max_backoff = 1s;
-    options.slot.slot_prefix = prefix;
-    options.slot.publication = "seatwatch";
-    options.tables = BookingTables();
-    return options;
+    return testing::BookingFeedOptions(db_->changes_dsn(), prefix);
   }
 
   // Commits `sql` on a writer whose commit is flushed when COMMIT returns.

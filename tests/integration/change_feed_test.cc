@@ -32,6 +32,7 @@
 #include "changes/publication_inspector.h"
 #include "config/config.h"
 #include "support/change_feed_fixtures.h"
+#include "support/incremental_daemon.h"
 #include "support/scratch_db.h"
 #include "support/stall_proxy.h"
 #include "support/test_env.h"
@@ -56,29 +57,14 @@ class ChangeFeedTest : public ::testing::Test {
     db_ = std::make_unique<ScratchDatabase>(kDb);
     // The shipped setup script, as a DBA runs it (psql, not in a transaction:
     // it builds an index CONCURRENTLY).
-    std::string output;
-    int status = testing::RunCommand(
-        testing::SourceDir() + "/scripts/pg-scratch psql " + testing::ScratchPgDir() +
-            " -X -q -v ON_ERROR_STOP=1 -U postgres -d " + kDb + " -f " + testing::SourceDir() +
-            "/queries/booking/changes-setup.sql",
-        &output);
-    ASSERT_EQ(status, 0) << output;
+    testing::RunChangesSetup(*db_);
     db_->Exec("CREATE TABLE filler (id int, pad text)");  // in no publication
     db_->Exec("INSERT INTO seats (event_id, seat) SELECT e, 's' || s "
               "FROM generate_series(1, 9) e, generate_series(1, 20) s");
   }
 
   ChangeFeedOptions Options(const std::string& prefix) const {
-    ChangeFeedOptions options;
-    options.slot.dsn = db_->changes_dsn();
-    options.slot.application_name = "seatwatch-test-changes";
-    options.slot.statement_timeout = 5s;
-    options.slot.create_timeout = 2s;
-    options.slot.reconnect_max_backoff = 1s;
-    options.slot.slot_prefix = prefix;
-    options.slot.publication = "seatwatch";
-    options.tables = BookingTables();
-    return options;
+    return testing::BookingFeedOptions(db_->changes_dsn(), prefix);
   }
 
   // A writer whose commits are flushed (so decodable) when COMMIT returns:

@@ -26,6 +26,7 @@
 #include "metrics/snapshot.h"
 #include "poll/poller.h"
 #include "support/daemon_process.h"
+#include "support/incremental_daemon.h"
 #include "support/scratch_db.h"
 #include "support/test_config.h"
 #include "support/test_env.h"
@@ -182,13 +183,7 @@ class IncrementalCheckTest : public ::testing::TestWithParam<Feed> {
     if (GetParam() == Feed::kChangeFeed) {
       // The shipped setup script, as a DBA runs it (psql, not in a
       // transaction: it builds an index CONCURRENTLY).
-      std::string output;
-      int status = testing::RunCommand(
-          testing::SourceDir() + "/scripts/pg-scratch psql " + testing::ScratchPgDir() +
-              " -X -q -v ON_ERROR_STOP=1 -U postgres -d " + db_->name() + " -f " +
-              testing::SourceDir() + "/queries/booking/changes-setup.sql",
-          &output);
-      ASSERT_EQ(status, 0) << output;
+      testing::RunChangesSetup(*db_);
     } else {
       // What changes-setup.sql gives tickets and payments (an old row that
       // carries event_id), the blunt way: this test owns its database.

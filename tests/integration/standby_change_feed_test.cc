@@ -78,16 +78,7 @@ class StandbyChangeFeedTest : public ::testing::Test {
   }
 
   ChangeFeedOptions Options(const std::string& dsn, const std::string& prefix) const {
-    ChangeFeedOptions options;
-    options.slot.dsn = dsn;
-    options.slot.application_name = "seatwatch-test-changes";
-    options.slot.statement_timeout = 5s;
-    options.slot.create_timeout = 2s;
-    options.slot.reconnect_max_backoff = 500ms;
-    options.slot.slot_prefix = prefix;
-    options.slot.publication = "seatwatch";
-    options.tables = BookingTables();
-    return options;
+    return testing::BookingFeedOptions(dsn, prefix, 500ms);
   }
 
   std::string StandbyDsn() const {

@@ -19,6 +19,20 @@ config::Config IncrementalConfig(const std::string& dsn) {
   return config;
 }
 
+changes::ChangeFeedOptions BookingFeedOptions(const std::string& dsn, const std::string& prefix,
+                                              std::chrono::milliseconds reconnect_max_backoff) {
+  changes::ChangeFeedOptions options;
+  options.slot.dsn = dsn;
+  options.slot.application_name = "seatwatch-test-changes";
+  options.slot.statement_timeout = std::chrono::seconds(5);
+  options.slot.create_timeout = std::chrono::seconds(2);
+  options.slot.reconnect_max_backoff = reconnect_max_backoff;
+  options.slot.slot_prefix = prefix;
+  options.slot.publication = "seatwatch";
+  options.tables = BookingTables();
+  return options;
+}
+
 std::set<std::string> KeysOf(const changes::ChangeBatch& batch, const std::string& table) {
   std::set<std::string> keys;
   for (const auto& tx : batch.transactions) {
