@@ -122,6 +122,13 @@ TEST_F(PollStallTest, SigtermDuringAStallExitsAtOnce) {
 // the lanes are doing at that moment (waiting for a statement at first, later
 // given up and reconnecting through the stalled path).
 TEST_F(PollStallTest, SigtermDuringAStallExitsWithinTwoSeconds) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizer runtime's own teardown after the daemon's last line costs
+  // about a second more; the 2 s are the production build's promise.
+  constexpr double kBound = 3.5;
+#else
+  constexpr double kBound = 2.0;
+#endif
   const std::chrono::milliseconds into_the_stall[] = {500ms, 1500ms, 3000ms, 4500ms, 6000ms};
   for (auto wait : into_the_stall) {
     proxy_.Resume();
@@ -140,7 +147,8 @@ TEST_F(PollStallTest, SigtermDuringAStallExitsWithinTwoSeconds) {
     double took = Seconds(Clock::now() - sent);
     std::cerr << "SIGTERM " << wait.count() << " ms into the stall to exit: " << took << " s\n";
     EXPECT_EQ(code, 0) << daemon.Log();
-    EXPECT_LT(took, 2.0) << "SIGTERM " << wait.count() << " ms into the stall\n" << daemon.Log();
+    EXPECT_LT(took, kBound) << "SIGTERM " << wait.count() << " ms into the stall\n"
+                            << daemon.Log();
   }
   proxy_.Resume();
 }

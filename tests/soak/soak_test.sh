@@ -17,9 +17,15 @@ trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 -c 'import psycopg2' 2>/dev/null ||
   { echo "FAIL: python3-psycopg2 is not installed (scripts/lib/deps.sh installs it)" >&2; exit 1; }
 
+# The 2 s SIGTERM bound is the production build's; a sanitizer runtime's own
+# teardown after the daemon's last line costs about a second more.
+sigterm_bound=2
+if ldd "$bin" 2>/dev/null | grep -Eq 'lib(a|t)san'; then sigterm_bound=3.5; fi
+
 status=0
 /usr/bin/python3 "$src/bench/driver/soak.py" --minutes 2 --pg-dir "$pgdir" \
-  --seatwatch "$bin" --workdir "$work" --out "$work/soak.json" || status=$?
+  --seatwatch "$bin" --workdir "$work" --out "$work/soak.json" \
+  --sigterm-bound "$sigterm_bound" || status=$?
 if [ -n "$summary" ]; then
   cp "$work/soak.json" "$summary" 2>/dev/null || true
   cp "$work/samples.jsonl" "${summary%.json}-samples.jsonl" 2>/dev/null || true
