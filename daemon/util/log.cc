@@ -7,6 +7,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "util/utf8.h"
+
 namespace seatwatch::log {
 
 namespace {
@@ -24,20 +26,42 @@ const char* LevelName(Level level) {
   return "info";
 }
 
+// A control character (other than the three escaped by name) or a
+// bidirectional control of `value` at i, as its length in bytes; 0 if none.
+// Values carry database text (query texts, application names): an ESC
+// sequence could drive the terminal that shows the log, a right-to-left
+// override reverse the rest of the line.
+size_t ShownByBytes(std::string_view value, size_t i) {
+  auto c = static_cast<unsigned char>(value[i]);
+  if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f) return 1;
+  if (c < 0x80) return 0;
+  size_t length = util::Utf8SequenceLength(value, i);
+  return length > 1 && util::IsBidiControl(value, i, length) ? length : 0;
+}
+
 void AppendValue(std::string& out, std::string_view value) {
   bool needs_quotes = value.empty();
-  for (char c : value) {
-    if (c == ' ' || c == '"' || c == '=' || static_cast<unsigned char>(c) < 0x20) {
-      needs_quotes = true;
-      break;
-    }
+  for (size_t i = 0; i < value.size() && !needs_quotes; ++i) {
+    char c = value[i];
+    needs_quotes = c == ' ' || c == '"' || c == '=' || static_cast<unsigned char>(c) < 0x20 ||
+                   ShownByBytes(value, i) > 0;
   }
   if (!needs_quotes) {
     out.append(value);
     return;
   }
   out.push_back('"');
-  for (char c : value) {
+  for (size_t i = 0; i < value.size();) {
+    if (size_t bytes = ShownByBytes(value, i)) {
+      for (size_t k = 0; k < bytes; ++k) {
+        char escaped[5];
+        std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(value[i + k]));
+        out.append(escaped);
+      }
+      i += bytes;
+      continue;
+    }
+    char c = value[i++];
     switch (c) {
       case '"': out.append("\\\""); break;
       case '\\': out.append("\\\\"); break;

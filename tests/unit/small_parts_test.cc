@@ -57,6 +57,18 @@ TEST(LogFormatTest, QuotesValuesThatNeedIt) {
   EXPECT_EQ(log::ParseLevel("debug"), log::Level::kDebug);
 }
 
+// A query text or an application name in a log line comes from the
+// database: an ESC sequence must not drive the terminal that shows the log,
+// nor a right-to-left override reverse the rest of the line.
+TEST(LogFormatTest, ControlAndBidiCharactersAreShownByTheirBytes) {
+  EXPECT_EQ(log::Format(log::Level::kInfo, "lock wait",
+                        {{"query", "UPDATE seats\x1b[2J\x7f"}, {"app", "a\u202Eb"}}),
+            "level=info msg=\"lock wait\" query=\"UPDATE seats\\x1b[2J\\x7f\" "
+            "app=\"a\\xe2\\x80\\xaeb\"");
+  // Printable UTF-8 stays as it is, unquoted.
+  EXPECT_EQ(log::Format(log::Level::kInfo, "m", {{"fan", "Zo\u00eb"}}), "level=info msg=m fan=Zo\u00eb");
+}
+
 TEST(ListenTest, ConvertsToCivetwebSyntax) {
   EXPECT_EQ(http::ListeningPorts("127.0.0.1:9646"), "127.0.0.1:9646");
   EXPECT_EQ(http::ListeningPorts("0.0.0.0:9646"), "9646");
