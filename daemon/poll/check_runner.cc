@@ -45,7 +45,7 @@ void FailAll(const std::vector<ScheduledCheck*>& group, db::FailureReason reason
 }
 
 RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
-                               db::QueryCache& queries, const TransactionSettings& wanted,
+                               db::QueryCache& queries, const db::LocalSettings& wanted,
                                bool may_retry, bool may_retry_conflict) {
   auto start = Clock::now();
   std::unique_ptr<pqxx::transaction_base> tx;
@@ -62,7 +62,7 @@ RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& ent
     return lost ? RunOutcome::kLostBeforeStart : RunOutcome::kRan;
   }
   try {
-    db::LocalSettings own{wanted.statement_timeout, wanted.lock_timeout};
+    db::LocalSettings own = wanted;
     if (auto timeout = entry.check->statement_timeout()) own.statement_timeout = *timeout;
     // Always, whatever the connection options say: a transaction pooler
     // drops those, or runs this transaction on a server connection opened

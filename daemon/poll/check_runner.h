@@ -1,20 +1,15 @@
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <vector>
 
 #include <pqxx/connection>
 
+#include "db/local_settings.h"
 #include "db/query_cache.h"
 #include "poll/scheduled_check.h"
 
 namespace seatwatch::poll {
-
-struct TransactionSettings {
-  std::chrono::milliseconds statement_timeout{5000};
-  std::chrono::milliseconds lock_timeout{100};
-};
 
 // How a check's transaction ended, for the poller's retry rule.
 enum class RunOutcome {
@@ -43,7 +38,7 @@ enum class RunOutcome {
 // and logged, returned as kRecoveryConflict): the caller reconnects if
 // needed and runs the check again.
 RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& entry,
-                               db::QueryCache& queries, const TransactionSettings& wanted,
+                               db::QueryCache& queries, const db::LocalSettings& wanted,
                                bool may_retry, bool may_retry_conflict);
 
 // Marks checks that could not run at all (no connection) as failed.

@@ -19,12 +19,12 @@ namespace {
 // transaction's own and its SET LOCAL; an incremental check's visibility
 // and readiness queries) plus the margin.
 db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
-                                               const TransactionSettings& wanted) {
+                                               const db::LocalSettings& wanted) {
   return check.statement_timeout().value_or(wanted.statement_timeout) + Poller::kWatchdogMargin;
 }
 
 db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
-                                              const TransactionSettings& wanted) {
+                                              const db::LocalSettings& wanted) {
   auto timeout = check.statement_timeout().value_or(wanted.statement_timeout);
   int statements = 3 + static_cast<int>(check.invariants().size()) + (check.wants_changes() ? 2 : 0);
   return timeout * statements + Poller::kWatchdogMargin;
@@ -35,7 +35,7 @@ db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
 // The poll's due checks, one transaction each, in order.
 void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
                     const std::function<bool()>& stopping) {
-  TransactionSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
+  db::LocalSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
   // One poll's query results: entries sharing one query and params cost one
   // execution, whichever of them runs first.
   db::QueryCache queries;
