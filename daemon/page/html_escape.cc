@@ -1,22 +1,8 @@
 #include "page/html_escape.h"
 
-#include <cstdio>
-
 #include "util/utf8.h"
 
 namespace seatwatch::page {
-
-namespace {
-
-void AppendHex(std::string& out, std::string_view bytes) {
-  for (char byte : bytes) {
-    char escaped[8];
-    std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(byte));
-    out += escaped;
-  }
-}
-
-}  // namespace
 
 void AppendHtmlEscaped(std::string& out, std::string_view text) {
   out.reserve(out.size() + text.size());
@@ -29,7 +15,7 @@ void AppendHtmlEscaped(std::string& out, std::string_view text) {
       continue;
     }
     if (length > 1 && util::IsBidiControl(text, i, length)) {
-      AppendHex(out, text.substr(i, length));
+      util::AppendHexBytes(out, text.substr(i, length));
       i += length;
       continue;
     }
@@ -61,7 +47,7 @@ void AppendHtmlEscaped(std::string& out, std::string_view text) {
         break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          AppendHex(out, text.substr(i - 1, 1));
+          util::AppendHexBytes(out, text.substr(i - 1, 1));
         } else {
           out += static_cast<char>(c);
         }

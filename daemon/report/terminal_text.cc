@@ -1,18 +1,10 @@
 #include "report/terminal_text.h"
 
-#include <cstdio>
-
 #include "util/utf8.h"
 
 namespace seatwatch::report {
 
 namespace {
-
-void AppendHex(std::string& out, unsigned char byte) {
-  char buffer[5];
-  std::snprintf(buffer, sizeof buffer, "\\x%02x", byte);
-  out += buffer;
-}
 
 std::string Escape(std::string_view text, bool keep_newlines) {
   std::string out;
@@ -33,7 +25,7 @@ std::string Escape(std::string_view text, bool keep_newlines) {
       } else if (byte == '\t') {
         out += "\\t";
       } else {
-        AppendHex(out, byte);
+        util::AppendHexBytes(out, text.substr(i, 1));
       }
       ++i;
       continue;
@@ -43,7 +35,7 @@ std::string Escape(std::string_view text, bool keep_newlines) {
     bool c1 = length == 2 && byte == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
     if (length == 0 || c1 || util::IsBidiControl(text, i, length)) {
       size_t n = length == 0 ? 1 : length;
-      for (size_t k = 0; k < n; ++k) AppendHex(out, static_cast<unsigned char>(text[i + k]));
+      util::AppendHexBytes(out, text.substr(i, n));
       i += n;
       continue;
     }

@@ -53,11 +53,7 @@ void AppendValue(std::string& out, std::string_view value) {
   out.push_back('"');
   for (size_t i = 0; i < value.size();) {
     if (size_t bytes = ShownByBytes(value, i)) {
-      for (size_t k = 0; k < bytes; ++k) {
-        char escaped[5];
-        std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(value[i + k]));
-        out.append(escaped);
-      }
+      util::AppendHexBytes(out, value.substr(i, bytes));
       i += bytes;
       continue;
     }

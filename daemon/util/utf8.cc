@@ -104,4 +104,14 @@ bool IsBidiControl(std::string_view text, size_t i, size_t length) {
   return second == 0x81 && third >= 0xA6 && third <= 0xA9;  // U+2066..U+2069
 }
 
+void AppendHexBytes(std::string& out, std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (char c : bytes) {
+    auto byte = static_cast<unsigned char>(c);
+    out += "\\x";
+    out += kDigits[byte >> 4];
+    out += kDigits[byte & 0xf];
+  }
+}
+
 }  // namespace seatwatch::util

@@ -27,6 +27,11 @@ std::string ValidUtf8(std::string_view text);
 // page as on a terminal, so what the database sends is not what is read.
 bool IsBidiControl(std::string_view text, size_t i, size_t length);
 
+// Appends each byte of `bytes` as \xNN (lower-case hex): how every place
+// that shows database text (the page, --once, the log) shows what it must
+// not pass on as it is.
+void AppendHexBytes(std::string& out, std::string_view bytes);
+
 // The longest prefix of `text` of at most `max_bytes` that does not end in
 // the middle of a character, for cutting text to a size.
 size_t Utf8Prefix(std::string_view text, size_t max_bytes);
