@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include <pqxx/nontransaction>
@@ -86,6 +88,30 @@ class PoolerTest : public ::testing::Test {
 
   std::string Metrics() const { return HttpGet(port_, "/metrics").body; }
 
+  // Scrapes until `check` has succeeded in `polls` distinct polls (its last
+  // success timestamp moved each time), at most 30 s; calls `each` with the
+  // scrape of every new one. Returns how many it saw; `text` is the last
+  // scrape.
+  int WaitForPolls(const std::string& check, int polls, std::string& text,
+                   const std::function<void(const std::string&)>& each = nullptr) const {
+    int seen = 0;
+    double last = 0;
+    WaitFor(
+        [&] {
+          text = Metrics();
+          double at = Sample(
+              text, "seatwatch_check_last_success_timestamp_seconds{check=\"" + check + "\"}");
+          if (at > last) {
+            last = at;
+            ++seen;
+            if (each) each(text);
+          }
+          return seen >= polls;
+        },
+        30s);
+    return seen;
+  }
+
   std::string dir_;
   int port_ = 0;
   std::unique_ptr<ScratchDatabase> db_;
@@ -103,24 +129,12 @@ TEST_F(PoolerTest, ChecksRunWithTheConfiguredSettings) {
   StartBouncer();
   DaemonProcess daemon({"--config", WriteConfig("")});
   std::string text;
-  int polls = 0;
-  double last = 0;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        text = Metrics();
-        double at = Sample(
-            text, "seatwatch_check_last_success_timestamp_seconds{check=\"session_settings\"}");
-        if (at > last) {
-          last = at;
-          ++polls;
-          EXPECT_EQ(Setting(text, "statement_timeout"), 5000) << text;
-          EXPECT_EQ(Setting(text, "lock_timeout"), 100) << text;
-          EXPECT_EQ(Setting(text, "transaction_read_only"), 1) << text;
-        }
-        return polls >= 4;
-      },
-      30s))
-      << daemon.Log() << bouncer_->Log();
+  int polls = WaitForPolls("session_settings", 4, text, [](const std::string& scrape) {
+    EXPECT_EQ(Setting(scrape, "statement_timeout"), 5000) << scrape;
+    EXPECT_EQ(Setting(scrape, "lock_timeout"), 100) << scrape;
+    EXPECT_EQ(Setting(scrape, "transaction_read_only"), 1) << scrape;
+  });
+  ASSERT_GE(polls, 4) << daemon.Log() << bouncer_->Log();
   EXPECT_EQ(Sample(text, "seatwatch_up"), 1);
 }
 
@@ -180,20 +194,9 @@ TEST_F(PoolerTest, TheLocksCheckKeepsWorkingOverManyPolls) {
   } release{hold, claim};
   DaemonProcess daemon({"--config", WriteConfig("")});
   std::string text;
-  int polls = 0;
-  double last = 0;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        text = Metrics();
-        double at = Sample(text, "seatwatch_check_last_success_timestamp_seconds{check=\"locks\"}");
-        if (at > last) {
-          last = at;
-          ++polls;
-        }
-        return polls >= 25;
-      },
-      30s))
-      << "locks check succeeded in " << polls << " polls\n" << text << daemon.Log();
+  int polls = WaitForPolls("locks", 25, text);
+  ASSERT_GE(polls, 25) << "locks check succeeded in " << polls << " polls\n"
+                       << text << daemon.Log();
   EXPECT_EQ(Sample(text, "seatwatch_check_success{check=\"locks\"}"), 1);
   EXPECT_EQ(Sample(text, "seatwatch_lock_waiting_sessions"), 1) << text;
   for (const char* reason : {"sql", "timeout", "lock_timeout", "connection"}) {
