@@ -50,6 +50,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/alerts/ DESTINATION share/seatwatch/aler
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/runbook.md
               ${_pkg_src}/copyright ${_pkg_gen}/changelog.gz
         DESTINATION share/doc/seatwatch)
+# The pages README.md links, where its relative links find them.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/seatwatch/docs
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 install(FILES ${_pkg_gen}/seatwatch.1.gz DESTINATION share/man/man1)
 
 set(CPACK_GENERATOR DEB)

@@ -20,6 +20,6 @@ set(header [=[# seatwatch configuration, installed by the seatwatch package: the
 # (SEATWATCH_DSN) rather than here, so that no password lives in this file;
 # check a change with `seatwatch --config /etc/seatwatch/seatwatch.toml
 # --check-config` and apply it with `systemctl reload seatwatch`.
-# Every key is documented in /usr/share/doc/seatwatch/README.md
-# ("Configuration reference").]=])
+# Every key is documented in
+# /usr/share/doc/seatwatch/docs/configuration.md.]=])
 file(WRITE "${OUT}" "${header}${body}")

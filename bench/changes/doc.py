@@ -70,7 +70,7 @@ def section(results):
                      "of each mode is in the last column.")
         out.append("")
 
-    # The targets of the issue.
+    # The targets.
     out.append("| target | size | measured | verdict |")
     out.append("| --- | --- | --- | --- |")
     for k in sizes:

@@ -41,7 +41,7 @@ std::optional<config::Config> TryReload(const std::string& path, const std::stri
   }
 }
 
-// SIGTERM to exit, at most (the README promises 2 s): whatever is still
+// SIGTERM to exit, at most (docs/polling.md promises 2 s): whatever is still
 // running then holds nothing worth waiting for.
 constexpr std::chrono::milliseconds kStopBudget{1700};
 

@@ -8,7 +8,7 @@
 #   - SeatwatchInvariantViolated and SeatwatchIdleInTransactionBlocker reach
 #     pending or firing;
 #   - every metric named by the dashboards and rules exists in the scrape, and
-#     every metric the daemon exports is documented in README.md.
+#     every metric the daemon exports is documented in docs/metrics.md.
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
@@ -114,11 +114,11 @@ grep -qx 'seatwatch_changes_up 1' "$work/metrics.txt" \
   --allow-missing seatwatch_tls_certificate_expiry_timestamp_seconds \
   || { tail -20 "$work/seatwatch.log"; fail "a dashboard panel or a referenced metric is missing"; }
 
-# Every family the daemon exports is in the README's metrics reference.
+# Every family the daemon exports is in the metrics reference.
 missing=0
 for family in $(grep -E '^# TYPE (seatwatch|process)_' "$work/metrics.txt" | awk '{print $3}' | sort -u); do
-  grep -q "\`$family\`" "$src/README.md" || { echo "README.md does not document $family" >&2; missing=1; }
+  grep -q "\`$family\`" "$src/docs/metrics.md" || { echo "docs/metrics.md does not document $family" >&2; missing=1; }
 done
 [ $missing -eq 0 ] || fail "undocumented metrics"
-echo "every exported metric family is documented in README.md"
+echo "every exported metric family is documented in docs/metrics.md"
 echo "prometheus end-to-end: OK"
