@@ -58,31 +58,23 @@ void JsonWriter::BeforeValue() {
   }
 }
 
-JsonWriter& JsonWriter::BeginObject() {
+JsonWriter& JsonWriter::Open(char bracket) {
   BeforeValue();
-  out_.push_back('{');
+  out_.push_back(bracket);
   has_element_.push_back(false);
   return *this;
 }
 
-JsonWriter& JsonWriter::EndObject() {
-  out_.push_back('}');
+JsonWriter& JsonWriter::Close(char bracket) {
+  out_.push_back(bracket);
   has_element_.pop_back();
   return *this;
 }
 
-JsonWriter& JsonWriter::BeginArray() {
-  BeforeValue();
-  out_.push_back('[');
-  has_element_.push_back(false);
-  return *this;
-}
-
-JsonWriter& JsonWriter::EndArray() {
-  out_.push_back(']');
-  has_element_.pop_back();
-  return *this;
-}
+JsonWriter& JsonWriter::BeginObject() { return Open('{'); }
+JsonWriter& JsonWriter::EndObject() { return Close('}'); }
+JsonWriter& JsonWriter::BeginArray() { return Open('['); }
+JsonWriter& JsonWriter::EndArray() { return Close(']'); }
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();

@@ -30,6 +30,8 @@ class JsonWriter {
 
  private:
   void BeforeValue();
+  JsonWriter& Open(char bracket);
+  JsonWriter& Close(char bracket);
 
   std::string out_;
   // One entry per open container: true once it holds a first element.
