@@ -20,6 +20,19 @@ metrics::LaneServer Server(const std::string& system_identifier, std::uint32_t t
   return server;
 }
 
+// Both lanes read the primary on timeline 1.
+void SeeBothLanesOnThePrimary(FailoverTracker& tracker) {
+  tracker.Observe(kChecks, Server("7001", 1));
+  tracker.Observe(kLocks, Server("7001", 1));
+}
+
+// The lane sees the primary on timeline 1, then promoted to 2: one counted
+// failover.
+void SeeFailoverOn(FailoverTracker& tracker, std::size_t lane) {
+  tracker.Observe(lane, Server("7001", 1));
+  EXPECT_TRUE(tracker.Observe(lane, Server("7001", 2)));
+}
+
 TEST(FailoverTrackerTest, FirstIdentityOfEachLaneIsNotAFailover) {
   FailoverTracker tracker;
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
@@ -42,8 +55,7 @@ TEST(FailoverTrackerTest, UnknownIdentityIsIgnored) {
 TEST(FailoverTrackerTest, PromotionSeenByBothLanesCountsOnce) {
   FailoverTracker tracker;
   tracker.Observe(kChecks, Server("7001", 1, true));
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   EXPECT_EQ(tracker.count(), 1u);
   // The checks lane kept its connection to the promoted standby.
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 2)));
@@ -56,8 +68,7 @@ TEST(FailoverTrackerTest, PromotionSeenByBothLanesCountsOnce) {
 
 TEST(FailoverTrackerTest, AnotherSystemIdentifierCountsOnce) {
   FailoverTracker tracker;
-  tracker.Observe(kChecks, Server("7001", 1));
-  tracker.Observe(kLocks, Server("7001", 1));
+  SeeBothLanesOnThePrimary(tracker);
   // A new cluster (restored, or a logical replica) on timeline 1 as well.
   EXPECT_TRUE(tracker.Observe(kLocks, Server("8002", 1)));
   EXPECT_FALSE(tracker.Observe(kChecks, Server("8002", 1)));
@@ -69,8 +80,7 @@ TEST(FailoverTrackerTest, AnotherSystemIdentifierCountsOnce) {
 
 TEST(FailoverTrackerTest, StandbyRestartpointCatchingUpIsNotCounted) {
   FailoverTracker tracker;
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   // The checks lane starts on a standby whose last restartpoint is still on
   // the old timeline, then catches up with the new one.
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
@@ -80,8 +90,7 @@ TEST(FailoverTrackerTest, StandbyRestartpointCatchingUpIsNotCounted) {
 
 TEST(FailoverTrackerTest, OlderTimelineIsWarnedAboutNotCounted) {
   FailoverTracker tracker;
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 1)));
   std::string log = ::testing::internal::GetCapturedStderr();
@@ -98,8 +107,7 @@ TEST(FailoverTrackerTest, OlderTimelineIsWarnedAboutNotCounted) {
 // stays there, and nothing is counted for it.
 TEST(FailoverTrackerTest, LaneLeftOnTheOldPrimaryIsWarnedAboutOnce) {
   FailoverTracker tracker;
-  tracker.Observe(kChecks, Server("7001", 1));
-  tracker.Observe(kLocks, Server("7001", 1));
+  SeeBothLanesOnThePrimary(tracker);
   EXPECT_TRUE(tracker.Observe(kChecks, Server("7001", 2)));
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 1)));
@@ -121,8 +129,7 @@ TEST(FailoverTrackerTest, LaneLeftOnTheOldPrimaryIsWarnedAboutOnce) {
 // A standby behind on its restartpoint's timeline is no split brain.
 TEST(FailoverTrackerTest, StandbyOnAnOlderTimelineIsNotWarnedAbout) {
   FailoverTracker tracker;
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
@@ -134,8 +141,7 @@ TEST(FailoverTrackerTest, StandbyOnAnOlderTimelineIsNotWarnedAbout) {
 // up later is no new failover either.
 TEST(FailoverTrackerTest, LaneBackOnTheRejoinedOldPrimaryIsNotWarnedAbout) {
   FailoverTracker tracker;
-  tracker.Observe(kChecks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kChecks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kChecks);
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 2, true)));
