@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <initializer_list>
+
+#include "unit/text_expectations.h"
 
 namespace seatwatch::report {
 namespace {
+
+using seatwatch::testing::ExpectContains;
 
 metrics::CheckStatus Check(const std::string& name, bool violated) {
   metrics::CheckStatus status;
@@ -66,12 +69,6 @@ std::string ReportOf(const metrics::PollState& state) {
   return FormatOnceReport(state, {{"checks", "host=db", true}});
 }
 
-void ExpectShown(const std::string& report, std::initializer_list<const char*> parts) {
-  for (const char* part : parts) {
-    EXPECT_NE(report.find(part), std::string::npos) << part << " in\n" << report;
-  }
-}
-
 TEST(OnceReportTest, ExitCodes) {
   metrics::PollState state = UpState({Check("a", false)});
   EXPECT_EQ(OnceExitCode(state), 0);
@@ -90,8 +87,9 @@ TEST(OnceReportTest, ShowsViolationsDetailAndFailures) {
       UpState({Check("a", false), Check("b", true),
                Failed("c", "timeout", "canceling statement due to statement timeout")});
   std::string text = FormatOnceReport(state, {{"checks", "host=db password=****", true}});
-  ExpectShown(text, {"  OK        a\n", "  VIOLATED  b  (1 rows, total 4)", "event_id=3  4", "A12",
-                     "  UNKNOWN   c  (check c failed: timeout: canceling", "FAILED CHECKS"});
+  ExpectContains(text, {"  OK        a\n", "  VIOLATED  b  (1 rows, total 4)", "event_id=3  4",
+                        "A12", "  UNKNOWN   c  (check c failed: timeout: canceling",
+                        "FAILED CHECKS"});
 }
 
 // Every byte of the report that came from the database is printed so that
@@ -118,9 +116,10 @@ TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
   for (unsigned char c : text) {
     EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << "byte " << int(c) << " in\n" << text;
   }
-  ExpectShown(text, {"event_id=3\\x1b]0;pwned\\x07  4", "two\\nlines", "seat\\x1b[2J",
-                     "A\\r\\n  OK  x\\x9b\\xc2\\x9b\\xff\\t", "seatwatch_m{k=\"\\x1b[5mblink\"} 1",
-                     "relation \"x\\x1b[8m\" does not exist\\nLINE 1", "query=\\x1b[31mred\n"});
+  ExpectContains(text, {"event_id=3\\x1b]0;pwned\\x07  4", "two\\nlines", "seat\\x1b[2J",
+                        "A\\r\\n  OK  x\\x9b\\xc2\\x9b\\xff\\t",
+                        "seatwatch_m{k=\"\\x1b[5mblink\"} 1",
+                        "relation \"x\\x1b[8m\" does not exist\\nLINE 1", "query=\\x1b[31mred\n"});
   EXPECT_EQ(text.find("\n  OK  x"), std::string::npos) << text;
 }
 
@@ -175,14 +174,14 @@ TEST(OnceReportTest, EachLaneSaysItsDsnAndServer) {
 // the terminal.
 TEST(OnceReportTest, BidiControlsFromTheDatabaseAreEscaped) {
   std::string text = ReportOf(UpState({ViolatedWithKey("A12\u202E\u2067x")}));
-  ExpectShown(text, {"event_id=A12\\xe2\\x80\\xae\\xe2\\x81\\xa7x  4"});
+  ExpectContains(text, {"event_id=A12\\xe2\\x80\\xae\\xe2\\x81\\xa7x  4"});
   EXPECT_EQ(text.find("\u202E"), std::string::npos) << text;
 }
 
 // Printable UTF-8 (an accented name, a euro sign) is shown as it is.
 TEST(OnceReportTest, PrintableUtf8IsKept) {
   std::string text = ReportOf(UpState({ViolatedWithKey("Z\xc3\xbcrich \xe2\x82\xac")}));
-  ExpectShown(text, {"event_id=Z\xc3\xbcrich \xe2\x82\xac  4"});
+  ExpectContains(text, {"event_id=Z\xc3\xbcrich \xe2\x82\xac  4"});
 }
 
 }  // namespace
