@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "unit/text_expectations.h"
+
 namespace seatwatch::poll {
 namespace {
+
+using seatwatch::testing::ExpectContains;
 
 constexpr std::size_t kChecks = 0;
 constexpr std::size_t kLocks = 1;
@@ -94,9 +98,8 @@ TEST(FailoverTrackerTest, OlderTimelineIsWarnedAboutNotCounted) {
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 1)));
   std::string log = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(log.find("lane reaches a server on an older timeline than seen before: split brain?"),
-            std::string::npos)
-      << log;
+  ExpectContains(log,
+                 {"lane reaches a server on an older timeline than seen before: split brain?"});
   // And going forward again to a timeline counted already is not a new one.
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 2)));
   EXPECT_EQ(tracker.count(), 1u);
@@ -117,8 +120,7 @@ TEST(FailoverTrackerTest, LaneLeftOnTheOldPrimaryIsWarnedAboutOnce) {
   auto first = log.find(warning);
   ASSERT_NE(first, std::string::npos) << log;
   EXPECT_EQ(log.find(warning, first + 1), std::string::npos) << log;
-  EXPECT_NE(log.find("from=7001/2"), std::string::npos) << log;
-  EXPECT_NE(log.find("to=7001/1"), std::string::npos) << log;
+  ExpectContains(log, {"from=7001/2", "to=7001/1"});
   // It moves to the new primary: nothing more to say, nothing counted.
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 2)));
@@ -155,10 +157,8 @@ TEST(FailoverTrackerTest, CountedChangeIsLoggedWithBothIdentities) {
   ::testing::internal::CaptureStderr();
   tracker.Observe(kLocks, Server("7001", 2));
   std::string log = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(log.find("level=warn msg=\"database server changed (failover)\""), std::string::npos)
-      << log;
-  EXPECT_NE(log.find("from=7001/1"), std::string::npos) << log;
-  EXPECT_NE(log.find("to=7001/2"), std::string::npos) << log;
+  ExpectContains(log, {"level=warn msg=\"database server changed (failover)\"", "from=7001/1",
+                       "to=7001/2"});
 }
 
 // A lane that starts only after a promotion (the locks lane enabled by a
