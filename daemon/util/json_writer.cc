@@ -8,6 +8,19 @@
 
 namespace seatwatch::util {
 
+const char* ShortEscape(char c) {
+  switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    case '\r': return "\\r";
+    case '\t': return "\\t";
+    case '\b': return "\\b";
+    case '\f': return "\\f";
+    default: return nullptr;
+  }
+}
+
 std::string JsonEscape(std::string_view value) {
   std::string out;
   out.reserve(value.size() + 2);
@@ -26,22 +39,14 @@ std::string JsonEscape(std::string_view value) {
       }
       continue;
     }
-    switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
-      case '\b': out.append("\\b"); break;
-      case '\f': out.append("\\f"); break;
-      default:
-        if (u < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", u);
-          out.append(buf);
-        } else {
-          out.push_back(c);
-        }
+    if (const char* escape = ShortEscape(c)) {
+      out.append(escape);
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out.append(buf);
+    } else {
+      out.push_back(c);
     }
   }
   return out;

@@ -41,4 +41,8 @@ class JsonWriter {
 
 std::string JsonEscape(std::string_view value);
 
+// The two-character escape a JSON string has for `c` (\" \\ \n \r \t \b
+// \f), or null. The log quotes its values with the same escapes.
+const char* ShortEscape(char c);
+
 }  // namespace seatwatch::util
