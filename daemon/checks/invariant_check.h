@@ -1,11 +1,9 @@
 #pragma once
 
-#include <memory>
-#include <optional>
-
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "checks/query_entry_check.h"
 #include "config/config.h"
