@@ -51,44 +51,38 @@ class ChangeDecoder::Visitor {
   void operator()(const InsertMessage& m) {
     Open& open = d_.InTransaction("Insert");
     const WatchedRelation& relation = Checked(m.relation_oid, "Insert", m.new_tuple);
-    for (const WatchedKey& key : relation.watched) {
-      open.touched_watched = true;
-      if (!Published(relation, key, "insert")) continue;
+    ForEachPublishedKey(open, relation, "insert", [&](const WatchedKey& key) {
       Add(open, relation, key, m.new_tuple[key.column], "insert");
-    }
+    });
   }
 
   void operator()(const UpdateMessage& m) {
     Open& open = d_.InTransaction("Update");
     const WatchedRelation& relation = Checked(m.relation_oid, "Update", m.new_tuple);
     if (m.old_kind != OldTuple::kNone) CheckWidth(relation, "Update", m.old_tuple);
-    for (const WatchedKey& key : relation.watched) {
-      open.touched_watched = true;
-      if (!Published(relation, key, "update")) continue;
+    ForEachPublishedKey(open, relation, "update", [&](const WatchedKey& key) {
       const TupleValue& new_value = m.new_tuple[key.column];
       if (m.old_kind == OldTuple::kNone) {
         // No old tuple: the replica identity columns did not change, so the
         // key did iff it is one of them.
         if (!key.in_identity) NotCarried(relation, key, "update");
         Add(open, relation, key, new_value, "update");
-        continue;
+        return;
       }
       const TupleValue& old_value = m.old_tuple[key.column];
-      if (!AddOld(open, relation, key, m.old_kind, old_value, "update")) continue;
+      if (!AddOld(open, relation, key, m.old_kind, old_value, "update")) return;
       // An out-of-line key the update did not touch is the old one, added.
-      if (new_value.kind == TupleValue::Kind::kUnchangedToast) continue;
+      if (new_value.kind == TupleValue::Kind::kUnchangedToast) return;
       Add(open, relation, key, new_value, "update");
-    }
+    });
   }
 
   void operator()(const DeleteMessage& m) {
     Open& open = d_.InTransaction("Delete");
     const WatchedRelation& relation = Checked(m.relation_oid, "Delete", m.old_tuple);
-    for (const WatchedKey& key : relation.watched) {
-      open.touched_watched = true;
-      if (!Published(relation, key, "delete")) continue;
+    ForEachPublishedKey(open, relation, "delete", [&](const WatchedKey& key) {
       AddOld(open, relation, key, m.old_kind, m.old_tuple[key.column], "delete");
-    }
+    });
   }
 
   void operator()(const TruncateMessage& m) {
@@ -130,6 +124,17 @@ class ChangeDecoder::Visitor {
     d_.Unmappable(std::string(change) + " on " + relation.display_name + ": column " +
                   key.key_column + " is not published");
     return false;
+  }
+
+  // A change of a watched table touches the transaction even where its
+  // key column is not published (that change is unmappable).
+  template <typename EachKey>
+  void ForEachPublishedKey(Open& open, const WatchedRelation& relation, const char* change,
+                           EachKey each_key) {
+    for (const WatchedKey& key : relation.watched) {
+      open.touched_watched = true;
+      if (Published(relation, key, change)) each_key(key);
+    }
   }
 
   void NotCarried(const WatchedRelation& relation, const WatchedKey& key, const char* change) {

@@ -1,5 +1,6 @@
 #include "changes/changes_metrics.h"
 
+#include <array>
 #include <sstream>
 
 #include <prometheus/text_serializer.h>
@@ -11,22 +12,18 @@ namespace seatwatch::changes {
 static_assert(static_cast<size_t>(ResyncReason::kCoverage) == kAllResyncReasons.size() - 1,
               "kAllResyncReasons follows the enum's order");
 
+namespace {
+
+// In the enum's order, as FeedStats::resyncs counts them.
+constexpr std::array<const char*, kAllResyncReasons.size()> kResyncLabels = {
+    "startup", "slot_lost", "error", "unmappable", "drain_cost", "coverage"};
+static_assert(kResyncLabels.back() != nullptr, "a label for every ResyncReason");
+
+}  // namespace
+
 const char* ResyncLabel(ResyncReason reason) {
-  switch (reason) {
-    case ResyncReason::kStartup:
-      return "startup";
-    case ResyncReason::kSlotLost:
-      return "slot_lost";
-    case ResyncReason::kError:
-      return "error";
-    case ResyncReason::kUnmappable:
-      return "unmappable";
-    case ResyncReason::kDrainCost:
-      return "drain_cost";
-    case ResyncReason::kCoverage:
-      return "coverage";
-  }
-  return "unknown";
+  size_t index = static_cast<size_t>(reason);
+  return index < kResyncLabels.size() ? kResyncLabels[index] : "unknown";
 }
 
 std::vector<prometheus::MetricFamily> ChangesFamilies(const FeedStats& stats) {
@@ -52,10 +49,7 @@ std::vector<prometheus::MetricFamily> ChangesFamilies(const FeedStats& stats) {
       "Times the change feed started over on a new slot (each followed by a full pass), "
       "by reason; unmappable counts changes that forced a full pass on the same slot; "
       "coverage, changes of what the publication sends of the watched tables.");
-  for (ResyncReason reason : kAllResyncReasons) {
-    metrics::AddCounter(resyncs, {{"reason", ResyncLabel(reason)}},
-                        static_cast<double>(stats.resyncs_of(reason)));
-  }
+  metrics::AddCountersByLabel(resyncs, "reason", kResyncLabels, stats.resyncs);
   families.push_back(std::move(resyncs));
   families.push_back(metrics::SingleGauge(
       "seatwatch_changes_orphan_slots",

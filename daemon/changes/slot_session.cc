@@ -16,17 +16,13 @@ namespace seatwatch::changes {
 
 namespace {
 
+// Slot functions work in read-only sessions. A DSN's
+// target_session_attrs=read-write, as a failover setup has it, is asked of
+// libpq as primary for such a session (see db::BuildConninfo).
 db::SessionSettings SettingsOf(const SlotSessionOptions& options) {
-  db::SessionSettings settings;
-  settings.application_name = options.application_name;
-  settings.connect_timeout = options.connect_timeout;
-  settings.statement_timeout = options.statement_timeout;
-  settings.lock_timeout = options.lock_timeout;
-  // Slot functions work in read-only sessions. A DSN's
-  // target_session_attrs=read-write, as a failover setup has it, is asked
-  // of libpq as primary for such a session (see db::BuildConninfo).
-  settings.read_only = true;
-  return settings;
+  return db::SessionSettings{options.application_name, options.connect_timeout,
+                             options.statement_timeout, options.lock_timeout,
+                             /*read_only=*/true};
 }
 
 // Slot names allow lower-case letters, digits and underscores only.
@@ -111,11 +107,16 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
   return xids;
 }
 
-std::vector<SlotMessage> SlotSession::Drain() {
+template <typename... Params>
+pqxx::result SlotSession::ExecWatched(const char* sql, const Params&... params) {
   pqxx::connection& connection = Connection();
   Watch watch(*this, options_.statement_timeout);
   pqxx::nontransaction tx(connection, "changes_slot");
-  pqxx::result result = tx.exec_params(
+  return tx.exec_params(sql, params...);
+}
+
+std::vector<SlotMessage> SlotSession::Drain() {
+  pqxx::result result = ExecWatched(
       "SELECT xid::text, data FROM pg_logical_slot_get_binary_changes($1, NULL, $2::int, "
       "'proto_version', '1', 'publication_names', $3)",
       slot_name_, options_.max_changes, options_.publication);
@@ -131,10 +132,7 @@ std::vector<SlotMessage> SlotSession::Drain() {
 }
 
 SlotPosition SlotSession::Position() {
-  pqxx::connection& connection = Connection();
-  Watch watch(*this, options_.statement_timeout);
-  pqxx::nontransaction tx(connection, "changes_slot");
-  pqxx::result result = tx.exec_params(
+  pqxx::result result = ExecWatched(
       "SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status "
       "FROM pg_replication_slots WHERE slot_name = $1",
       slot_name_);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <pqxx/connection>
+#include <pqxx/result>
 
 #include "db/session.h"
 #include "db/statement_watchdog.h"
@@ -112,6 +113,10 @@ class SlotSession {
 
  private:
   void Track();
+  // One statement in a nontransaction of its own on Connection(), under a
+  // Watch of statement_timeout.
+  template <typename... Params>
+  pqxx::result ExecWatched(const char* sql, const Params&... params);
 
   SlotSessionOptions options_;
   db::Session session_;

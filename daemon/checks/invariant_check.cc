@@ -45,34 +45,11 @@ std::string ViolationsKey(const std::vector<Violation>& violations) {
 
 }  // namespace
 
-InvariantCheck::InvariantCheck(config::QueryConfig entry, Millis interval,
-                               std::optional<IncrementalSettings> incremental)
-    : entry_(std::move(entry)), interval_(interval) {
-  if (incremental && entry_.incremental()) {
-    incremental_ = std::make_unique<IncrementalSource>(entry_, *incremental);
-  }
-}
-
-void InvariantCheck::AcceptChanges(const changes::ChangeBatch& batch,
-                                   changes::ResyncReason generation_reason) {
-  if (incremental_) incremental_->AcceptChanges(batch, generation_reason);
-}
-
-std::optional<metrics::IncrementalStatus> InvariantCheck::incremental_status() const {
-  if (!incremental_) return std::nullopt;
-  return incremental_->Status();
-}
-
-void InvariantCheck::TakeStateFrom(Check& previous) {
-  auto* old = dynamic_cast<InvariantCheck*>(&previous);
-  if (old && incremental_ && old->incremental_) incremental_->TakeStateFrom(*old->incremental_);
-}
-
 DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string& sql,
                                        const std::vector<Violation>& violations) const {
   DetailRows detail;
   std::vector<std::string> params =
-      DetailParameters(entry_.labels, violations, entry_.params, CountParameters(sql));
+      DetailParameters(entry().labels, violations, entry().params, CountParameters(sql));
   std::string limited = "SELECT * FROM (\n" + sql + "\n) AS seatwatch_detail LIMIT " +
                         std::to_string(kDetailRows);
   // A savepoint, so a failing detail query costs only its own rows and not
@@ -88,25 +65,25 @@ DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string&
     throw;
   } catch (const std::exception& e) {
     detail.error = e.what();
-    log::Warn("detail query failed", {{"check", entry_.name}, {"error", e.what()}});
+    log::Warn("detail query failed", {{"check", entry().name}, {"error", e.what()}});
   }
   ApplyDetailLimits(detail);
   return detail;
 }
 
 CheckOutput InvariantCheck::Run(CheckContext& context) {
-  BoundRows bound =
-      incremental_ ? incremental_->Fetch(context) : FetchEntryRows(context, entry_);
-  auto grouped = metrics::RowsToViolations(*bound.rows, bound.binding, entry_.invariants);
+  BoundRows bound = FetchRows(context);
+  const config::QueryConfig& query = entry();
+  auto grouped = metrics::RowsToViolations(*bound.rows, bound.binding, query.invariants);
   CheckOutput output;
-  for (const auto& name : entry_.invariants) {
+  for (const auto& name : query.invariants) {
     InvariantResult result;
     result.name = name;
-    result.check = entry_.name;
-    result.help = entry_.help;
+    result.check = query.name;
+    result.help = query.help;
     result.violations = std::move(grouped[name]);
-    auto detail = entry_.detail_sql.find(name);
-    if (result.ok() || detail == entry_.detail_sql.end()) {
+    auto detail = query.detail_sql.find(name);
+    if (result.ok() || detail == query.detail_sql.end()) {
       details_.erase(name);
     } else {
       std::string key = ViolationsKey(result.violations);

@@ -1,14 +1,11 @@
 #pragma once
 
-#include <memory>
-#include <optional>
-
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
-#include "checks/check.h"
-#include "checks/incremental_source.h"
+#include "checks/query_entry_check.h"
 #include "config/config.h"
 
 namespace seatwatch::checks {
@@ -20,28 +17,15 @@ namespace seatwatch::checks {
 // query may still cost a few index lookups per key, so it runs again only
 // when the violations change, or after kDetailMaxAge. Runs on the poller
 // thread only; keeps the last details between runs.
-class InvariantCheck : public Check {
+class InvariantCheck : public QueryEntryCheck {
  public:
   static constexpr int kDetailRows = 20;
   static constexpr std::chrono::minutes kDetailMaxAge{5};
 
-  // With `incremental` (an entry with scoped_sql while [changes] is
-  // enabled) the rows come from an IncrementalSource; everything after the
-  // fetch is the same.
-  InvariantCheck(config::QueryConfig entry, Millis interval,
-                 std::optional<IncrementalSettings> incremental = std::nullopt);
+  using QueryEntryCheck::QueryEntryCheck;
 
-  const std::string& name() const override { return entry_.name; }
-  Millis interval() const override {
-    return incremental_ ? incremental_->Interval(interval_) : interval_;
-  }
-  std::vector<std::string> invariants() const override { return entry_.invariants; }
+  std::vector<std::string> invariants() const override { return entry().invariants; }
   CheckOutput Run(CheckContext& context) override;
-  bool wants_changes() const override { return incremental_ != nullptr; }
-  void AcceptChanges(const changes::ChangeBatch& batch,
-                     changes::ResyncReason generation_reason) override;
-  std::optional<metrics::IncrementalStatus> incremental_status() const override;
-  void TakeStateFrom(Check& previous) override;
 
  private:
   DetailRows FetchDetail(CheckContext& context, const std::string& sql,
@@ -53,9 +37,6 @@ class InvariantCheck : public Check {
     std::chrono::steady_clock::time_point fetched;
   };
 
-  config::QueryConfig entry_;
-  Millis interval_;
-  std::unique_ptr<IncrementalSource> incremental_;
   std::map<std::string, CachedDetail> details_;  // by invariant
 };
 

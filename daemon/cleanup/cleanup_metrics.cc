@@ -1,20 +1,23 @@
 #include "cleanup/cleanup_metrics.h"
 
+#include <array>
+
+#include "metrics/family.h"
 #include "metrics/snapshot_builder.h"
 #include "util/duration.h"
 
 namespace seatwatch::cleanup {
 
+namespace {
+
+// By BatchResult's value, as CleanupMetrics::batches_ counts them.
+constexpr std::array<const char*, 3> kBatchResultLabels = {"ok", "lock_timeout", "error"};
+
+}  // namespace
+
 const char* BatchResultLabel(BatchResult result) {
-  switch (result) {
-    case BatchResult::kOk:
-      return "ok";
-    case BatchResult::kLockTimeout:
-      return "lock_timeout";
-    case BatchResult::kError:
-      return "error";
-  }
-  return "error";
+  size_t index = static_cast<size_t>(result);
+  return index < kBatchResultLabels.size() ? kBatchResultLabels[index] : "error";
 }
 
 const std::vector<double>& CleanupMetrics::BatchBuckets() {
@@ -70,10 +73,7 @@ std::vector<prometheus::MetricFamily> CleanupMetrics::Families() const {
       "seatwatch_cleanup_batches_total",
       "Cleanup batches (one short transaction each) by result: ok, lock_timeout (55P03), error "
       "(anything else, including serialization failures and statement timeouts).");
-  for (BatchResult result : {BatchResult::kOk, BatchResult::kLockTimeout, BatchResult::kError}) {
-    metrics::AddCounter(batches, {{"result", BatchResultLabel(result)}},
-                        static_cast<double>(batches_[static_cast<size_t>(result)]));
-  }
+  metrics::AddCountersByLabel(batches, "result", kBatchResultLabels, batches_);
   out.push_back(std::move(batches));
   auto durations = metrics::HistogramFamily("seatwatch_cleanup_batch_duration_seconds",
                                             "Wall time of each cleanup batch, in seconds.");

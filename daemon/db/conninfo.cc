@@ -22,16 +22,6 @@ LibpqOptions Parse(const std::string& dsn) {
   return options;
 }
 
-std::string Quote(const std::string& value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
-}
-
 // Rounds up: libpq's connect_timeout is whole seconds (and at least 2).
 std::string Seconds(std::chrono::milliseconds value) {
   long long seconds = (value.count() + 999) / 1000;
@@ -92,12 +82,12 @@ std::string BuildConninfo(const std::string& dsn, const SessionSettings& setting
       continue;
     }
     if (key == "target_session_attrs") {
-      out += key + "=" + Quote(SessionAttrs(option->val, settings)) + " ";
+      out += key + "=" + QuoteLibpqValue(SessionAttrs(option->val, settings)) + " ";
       continue;
     }
-    out += key + "=" + Quote(option->val) + " ";
+    out += key + "=" + QuoteLibpqValue(option->val) + " ";
   }
-  out += "application_name=" + Quote(settings.application_name) + " ";
+  out += "application_name=" + QuoteLibpqValue(settings.application_name) + " ";
   out += "connect_timeout=" + Seconds(settings.connect_timeout) + " ";
   out += TcpDeadlines(options.get(), settings);
   std::string session_options = "-c statement_timeout=" +
@@ -108,7 +98,7 @@ std::string BuildConninfo(const std::string& dsn, const SessionSettings& setting
   session_options += " -c jit=off";
   if (settings.read_only) session_options += " -c default_transaction_read_only=on";
   if (!user_options.empty()) session_options = user_options + " " + session_options;
-  out += "options=" + Quote(session_options);
+  out += "options=" + QuoteLibpqValue(session_options);
   return out;
 }
 

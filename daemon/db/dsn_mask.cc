@@ -145,14 +145,7 @@ std::string DisplayValue(const std::string& value) {
   for (char c : value) {
     if (IsSpace(c) || c == '\'' || c == '\\' || static_cast<unsigned char>(c) < 0x20) plain = false;
   }
-  if (plain) return value;
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
+  return plain ? value : QuoteLibpqValue(value);
 }
 
 // A misread URI, shown as the operator meant it: the credentials masked,

@@ -13,4 +13,14 @@ LibpqOptions ParseLibpqOptions(const std::string& dsn, std::string* error) {
   return options;
 }
 
+std::string QuoteLibpqValue(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('\'');
+  return out;
+}
+
 }  // namespace seatwatch::db

@@ -18,4 +18,8 @@ using LibpqOptions = std::unique_ptr<PQconninfoOption, LibpqOptionsDeleter>;
 // quote the DSN, secrets included: scrub it before it is shown anywhere.
 LibpqOptions ParseLibpqOptions(const std::string& dsn, std::string* error = nullptr);
 
+// `value` in single quotes, its quotes and backslashes escaped, as a
+// key=value conninfo string reads it.
+std::string QuoteLibpqValue(const std::string& value);
+
 }  // namespace seatwatch::db

@@ -1,6 +1,7 @@
 #include "locks/locks_json.h"
 
 #include <cmath>
+#include <vector>
 
 #include "util/json_writer.h"
 
@@ -11,6 +12,22 @@ namespace {
 using util::JsonWriter;
 
 double Millis(double seconds) { return std::round(seconds * 1000) / 1000; }
+
+void WritePids(JsonWriter& json, const char* key, const std::vector<int>& pids) {
+  json.Key(key).BeginArray();
+  for (int pid : pids) json.Int(pid);
+  json.EndArray();
+}
+
+void WriteNode(JsonWriter& json, const LockPoll& poll, int pid);
+
+// The sessions and, nested, everyone drawn below each.
+void WriteNodes(JsonWriter& json, const char* key, const LockPoll& poll,
+                const std::vector<int>& pids) {
+  json.Key(key).BeginArray();
+  for (int pid : pids) WriteNode(json, poll, pid);
+  json.EndArray();
+}
 
 void WriteSession(JsonWriter& json, const LockPoll& poll, int pid) {
   json.Key("pid").Int(pid);
@@ -51,16 +68,12 @@ void WriteNode(JsonWriter& json, const LockPoll& poll, int pid) {
   std::string hot_row = poll.HotRowOf(pid);
   if (!hot_row.empty()) json.Key("hot_row").String(hot_row);
   if (node.waiting) {
-    json.Key("blocked_by").BeginArray();
-    for (int blocker : node.blocked_by) json.Int(blocker);
-    json.EndArray();
+    WritePids(json, "blocked_by", node.blocked_by);
     json.Key("depth").Int(node.depth);
   }
   json.Key("blocked_directly").Int(node.blocked_directly);
   json.Key("blocked_total").Int(node.blocked_total);
-  json.Key("waiters").BeginArray();
-  for (int child : node.children) WriteNode(json, poll, child);
-  json.EndArray();
+  WriteNodes(json, "waiters", poll, node.children);
   json.EndObject();
 }
 
@@ -73,12 +86,8 @@ void WriteHotRows(JsonWriter& json, const LockPoll& poll) {
     std::string relation = queue.queued.empty() ? "" : poll.RelationOf(queue.queued.front());
     if (!relation.empty()) json.Key("relation").String(relation);
     json.Key("waiters").Int(queue.size());
-    json.Key("heads").BeginArray();
-    for (int pid : queue.heads) json.Int(pid);
-    json.EndArray();
-    json.Key("queued").BeginArray();
-    for (int pid : queue.queued) json.Int(pid);
-    json.EndArray();
+    WritePids(json, "heads", queue.heads);
+    WritePids(json, "queued", queue.queued);
     json.EndObject();
   }
   json.EndArray();
@@ -88,9 +97,7 @@ void WriteCycles(JsonWriter& json, const LockPoll& poll) {
   json.Key("cycles").BeginArray();
   for (const auto& cycle : poll.forest.cycles) {
     json.BeginObject();
-    json.Key("pids").BeginArray();
-    for (int pid : cycle.pids) json.Int(pid);
-    json.EndArray();
+    WritePids(json, "pids", cycle.pids);
     json.Key("blocked_total").Int(cycle.blocked_total);
     // Members drawn under a blocker outside the cycle appear in that tree.
     json.Key("sessions").BeginArray();
@@ -115,14 +122,10 @@ std::string LocksJson(const LockPoll& poll) {
   json.Key("chain_max_depth").Int(poll.forest.max_depth);
   json.Key("max_blocked_by_one_root").Int(poll.forest.max_blocked_by_one_root);
   json.Key("hot_row_waiters").Int(poll.forest.hot_row_waiters);
-  json.Key("roots").BeginArray();
-  for (int pid : poll.forest.roots) WriteNode(json, poll, pid);
-  json.EndArray();
+  WriteNodes(json, "roots", poll, poll.forest.roots);
   WriteHotRows(json, poll);
   WriteCycles(json, poll);
-  json.Key("unattributed").BeginArray();
-  for (int pid : poll.forest.unattributed) WriteNode(json, poll, pid);
-  json.EndArray();
+  WriteNodes(json, "unattributed", poll, poll.forest.unattributed);
   json.EndObject();
   return json.str();
 }

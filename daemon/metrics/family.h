@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +22,17 @@ prometheus::MetricFamily HistogramFamily(std::string name, std::string help);
 
 void AddGauge(prometheus::MetricFamily& family, Labels labels, double value);
 void AddCounter(prometheus::MetricFamily& family, Labels labels, double value);
+
+// One counter sample per value of an enum-like label: counts[i] under
+// label=values[i], for counts kept in an array indexed like the values.
+template <std::size_t N>
+void AddCountersByLabel(prometheus::MetricFamily& family, const std::string& label,
+                        const std::array<const char*, N>& values,
+                        const std::array<std::uint64_t, N>& counts) {
+  for (std::size_t i = 0; i < N; ++i) {
+    AddCounter(family, {{label, values[i]}}, static_cast<double>(counts[i]));
+  }
+}
 
 // A family with one unlabelled gauge sample.
 prometheus::MetricFamily SingleGauge(std::string name, std::string help, double value);

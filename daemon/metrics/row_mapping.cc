@@ -8,20 +8,12 @@
 
 #include "db/failure.h"
 #include "metrics/series_guard.h"
+#include "util/join.h"
 #include "util/utf8.h"
 
 namespace seatwatch::metrics {
 
 namespace {
-
-std::string Join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& name : names) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
 
 std::vector<checks::Label> LabelsOf(const std::vector<db::Rows::Cell>& row,
                                     const ColumnBinding& binding) {
@@ -71,7 +63,7 @@ std::string Quoted(const std::string& text) {
 MissingColumn::MissingColumn(std::string key, std::string column,
                              const std::vector<std::string>& returned)
     : std::runtime_error("column \"" + column + "\" is not in the query's result (it returns: " +
-                         Join(returned) + ")"),
+                         util::Join(returned, ", ") + ")"),
       key_(std::move(key)) {}
 
 ColumnBinding BindColumns(const db::Rows& rows, const std::vector<std::string>& labels,

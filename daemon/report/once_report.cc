@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "report/terminal_text.h"
+#include "util/join.h"
 #include "util/utf8.h"
 
 namespace seatwatch::report {
@@ -12,12 +13,9 @@ namespace seatwatch::report {
 namespace {
 
 std::string FormatLabels(const std::vector<checks::Label>& labels) {
-  std::string out;
-  for (const auto& label : labels) {
-    if (!out.empty()) out += " ";
-    out += label.name + "=" + TerminalSafe(label.value);
-  }
-  return out.empty() ? "(no labels)" : out;
+  std::vector<std::string> shown;
+  for (const auto& label : labels) shown.push_back(label.name + "=" + TerminalSafe(label.value));
+  return shown.empty() ? "(no labels)" : util::Join(shown, " ");
 }
 
 std::string FormatValue(double value) {

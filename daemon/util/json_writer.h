@@ -30,6 +30,8 @@ class JsonWriter {
 
  private:
   void BeforeValue();
+  JsonWriter& Open(char bracket);
+  JsonWriter& Close(char bracket);
 
   std::string out_;
   // One entry per open container: true once it holds a first element.
@@ -38,5 +40,9 @@ class JsonWriter {
 };
 
 std::string JsonEscape(std::string_view value);
+
+// The two-character escape a JSON string has for `c` (\" \\ \n \r \t \b
+// \f), or null. The log quotes its values with the same escapes.
+const char* ShortEscape(char c);
 
 }  // namespace seatwatch::util

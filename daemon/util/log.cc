@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "util/json_writer.h"
 #include "util/utf8.h"
 
 namespace seatwatch::log {
@@ -57,14 +58,13 @@ void AppendValue(std::string& out, std::string_view value) {
       i += bytes;
       continue;
     }
+    // \b and \f never get here: ShownByBytes takes every control character
+    // but \n, \t and \r.
     char c = value[i++];
-    switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\t': out.append("\\t"); break;
-      case '\r': out.append("\\r"); break;
-      default: out.push_back(c);
+    if (const char* escape = util::ShortEscape(c)) {
+      out.append(escape);
+    } else {
+      out.push_back(c);
     }
   }
   out.push_back('"');

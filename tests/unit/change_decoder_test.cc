@@ -19,12 +19,32 @@ using seatwatch::testing::LoadCapture;
 using seatwatch::testing::MessageBuilder;
 using Keys = std::map<std::string, std::set<std::string>>;
 using Tables = std::map<std::string, std::string>;
+using KeysList = std::vector<Keys>;
 
 const Tables kBooking = {
     {"seats", "event_id"}, {"tickets", "event_id"}, {"payments", "event_id"}};
 
 void FeedAll(ChangeDecoder& decoder, const std::vector<CapturedMessage>& messages) {
   for (const CapturedMessage& m : messages) decoder.Feed(m.bytes);
+}
+
+// A decoder of `tables` that has read every message.
+ChangeDecoder Decoded(const std::vector<CapturedMessage>& messages,
+                      const Tables& tables = kBooking) {
+  ChangeDecoder decoder(tables);
+  FeedAll(decoder, messages);
+  return decoder;
+}
+
+ChangeDecoder Decoded(const std::string& capture, const Tables& tables = kBooking) {
+  return Decoded(LoadCapture(capture), tables);
+}
+
+// The keys of each transaction committed since the last take, in order.
+KeysList CommittedKeys(ChangeDecoder& decoder) {
+  KeysList keys;
+  for (const TransactionChanges& changes : decoder.TakeCommitted()) keys.push_back(changes.keys);
+  return keys;
 }
 
 // The xids of the Begin rows, in order.
@@ -38,8 +58,7 @@ std::vector<std::uint32_t> BeginXids(const std::vector<CapturedMessage>& message
 
 TEST(ChangeDecoderTest, InsertsYieldTheNewKeysWithTheXid) {
   std::vector<CapturedMessage> m = LoadCapture("insert");
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, m);
+  ChangeDecoder decoder = Decoded(m);
   std::vector<TransactionChanges> committed = decoder.TakeCommitted();
   ASSERT_EQ(committed.size(), 1u);
   EXPECT_EQ(committed[0].xid, m[0].xid);
@@ -53,8 +72,7 @@ TEST(ChangeDecoderTest, InsertsYieldTheNewKeysWithTheXid) {
 // dirty, from the old key (K) and the new row.
 TEST(ChangeDecoderTest, UpdatesYieldOldAndNewKeys) {
   std::vector<CapturedMessage> m = LoadCapture("update");
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, m);
+  ChangeDecoder decoder = Decoded(m);
   std::vector<TransactionChanges> committed = decoder.TakeCommitted();
   ASSERT_EQ(committed.size(), 4u);
   std::vector<std::uint32_t> xids = BeginXids(m);
@@ -68,12 +86,8 @@ TEST(ChangeDecoderTest, UpdatesYieldOldAndNewKeys) {
 }
 
 TEST(ChangeDecoderTest, DeletesYieldTheOldKey) {
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, LoadCapture("delete"));
-  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
-  ASSERT_EQ(committed.size(), 2u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"tickets", {"7"}}}));
-  EXPECT_EQ(committed[1].keys, (Keys{{"payments", {"7"}}}));
+  ChangeDecoder decoder = Decoded("delete");
+  EXPECT_EQ(CommittedKeys(decoder), (KeysList{{{"tickets", {"7"}}}, {{"payments", {"7"}}}}));
   EXPECT_EQ(decoder.unmappable(), "");
 }
 
@@ -102,27 +116,22 @@ TEST(ChangeDecoderTest, DefaultIdentityMakesUpdateAndDeleteUnmappable) {
 
 TEST(ChangeDecoderTest, FirstUnmappableReasonIsKept) {
   std::vector<CapturedMessage> m = LoadCapture("delete_default");
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, m);
+  ChangeDecoder decoder = Decoded(m);
   EXPECT_EQ(decoder.unmappable(),
             "update on payments: replica identity DEFAULT does not carry event_id");
 }
 
 TEST(ChangeDecoderTest, IdentityFullYieldsOldKeys) {
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, LoadCapture("identity_full"));
-  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
-  ASSERT_EQ(committed.size(), 3u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"payments", {"7"}}}));
-  EXPECT_EQ(committed[1].keys, (Keys{{"payments", {"7", "8"}}}));
-  EXPECT_EQ(committed[2].keys, (Keys{{"payments", {"8"}}}));
+  ChangeDecoder decoder = Decoded("identity_full");
+  EXPECT_EQ(CommittedKeys(decoder), (KeysList{{{"payments", {"7"}}},
+                                              {{"payments", {"7", "8"}}},
+                                              {{"payments", {"8"}}}}));
   EXPECT_EQ(decoder.unmappable(), "");
 }
 
 TEST(ChangeDecoderTest, TruncateOfAWatchedTableIsUnmappable) {
   std::vector<CapturedMessage> m = LoadCapture("truncate");
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, m);
+  ChangeDecoder decoder = Decoded(m);
   EXPECT_EQ(decoder.unmappable(), "truncate on tickets");
   std::vector<TransactionChanges> committed = decoder.TakeCommitted();
   ASSERT_EQ(committed.size(), 2u);
@@ -130,8 +139,7 @@ TEST(ChangeDecoderTest, TruncateOfAWatchedTableIsUnmappable) {
   EXPECT_EQ(committed[1].xid, BeginXids(m)[1]);
   EXPECT_EQ(decoder.decoded_changes(), 2u);
 
-  ChangeDecoder payments_only(Tables{{"payments", "event_id"}});
-  FeedAll(payments_only, m);
+  ChangeDecoder payments_only = Decoded(m, Tables{{"payments", "event_id"}});
   EXPECT_EQ(payments_only.unmappable(), "truncate on payments");
   EXPECT_EQ(payments_only.TakeCommitted().size(), 1u);
 }
@@ -139,20 +147,15 @@ TEST(ChangeDecoderTest, TruncateOfAWatchedTableIsUnmappable) {
 // The 2 MB ticket: its update moves it to another seat; the fan is
 // unchanged TOAST, the key comes from the old key and the new row.
 TEST(ChangeDecoderTest, TwoMegabyteRowYieldsItsKey) {
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, LoadCapture("big_row"));
-  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
-  ASSERT_EQ(committed.size(), 2u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"tickets", {"12"}}}));
-  EXPECT_EQ(committed[1].keys, (Keys{{"tickets", {"12"}}}));
+  ChangeDecoder decoder = Decoded("big_row");
+  EXPECT_EQ(CommittedKeys(decoder), (KeysList{{{"tickets", {"12"}}}, {{"tickets", {"12"}}}}));
   EXPECT_EQ(decoder.unmappable(), "");
 }
 
 // Keyed by the 2 MB column itself: the update's old key 'K' does not hold it
 // (not in the identity) and the new row has it as unchanged TOAST.
 TEST(ChangeDecoderTest, KeyOutsideTheIdentityIsUnmappable) {
-  ChangeDecoder decoder(Tables{{"tickets", "fan"}});
-  FeedAll(decoder, LoadCapture("big_row"));
+  ChangeDecoder decoder = Decoded("big_row", Tables{{"tickets", "fan"}});
   EXPECT_EQ(decoder.unmappable(),
             "update on tickets: replica identity USING INDEX does not carry fan");
   std::vector<TransactionChanges> committed = decoder.TakeCommitted();
@@ -163,39 +166,27 @@ TEST(ChangeDecoderTest, KeyOutsideTheIdentityIsUnmappable) {
 
 TEST(ChangeDecoderTest, UnwatchedTablesAreCountedNotReturned) {
   std::vector<CapturedMessage> m = LoadCapture("unwatched");
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, m);
-  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
-  ASSERT_EQ(committed.size(), 1u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"13"}}}));
+  ChangeDecoder decoder = Decoded(m);
+  EXPECT_EQ(CommittedKeys(decoder), (KeysList{{{"seats", {"13"}}}}));
   EXPECT_EQ(decoder.decoded_changes(), 2u);
 
-  ChangeDecoder tickets_only(Tables{{"tickets", "event_id"}});
-  FeedAll(tickets_only, m);
+  ChangeDecoder tickets_only = Decoded(m, Tables{{"tickets", "event_id"}});
   EXPECT_TRUE(tickets_only.TakeCommitted().empty());
   EXPECT_EQ(tickets_only.decoded_changes(), 2u);
 }
 
 TEST(ChangeDecoderTest, MessagesAndOriginsAreSkipped) {
-  ChangeDecoder decoder(kBooking);
-  FeedAll(decoder, LoadCapture("messages"));
-  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
-  ASSERT_EQ(committed.size(), 2u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"14"}}}));
-  EXPECT_EQ(committed[1].keys, (Keys{{"seats", {"14"}}}));
+  ChangeDecoder decoder = Decoded("messages");
+  EXPECT_EQ(CommittedKeys(decoder), (KeysList{{{"seats", {"14"}}}, {{"seats", {"14"}}}}));
   FeedAll(decoder, LoadCapture("origin"));
-  committed = decoder.TakeCommitted();
-  ASSERT_EQ(committed.size(), 1u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"seats", {"15"}}}));
+  EXPECT_EQ(CommittedKeys(decoder), (KeysList{{{"seats", {"15"}}}}));
 }
 
 TEST(ChangeDecoderTest, SchemaQualifiedNamesMatchExactly) {
   std::vector<CapturedMessage> m = LoadCapture("insert");
   ChangeDecoder qualified(Tables{{"public.seats", "event_id"}, {"other.tickets", "event_id"}});
   FeedAll(qualified, m);
-  std::vector<TransactionChanges> committed = qualified.TakeCommitted();
-  ASSERT_EQ(committed.size(), 1u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"public.seats", {"7"}}}));
+  EXPECT_EQ(CommittedKeys(qualified), (KeysList{{{"public.seats", {"7"}}}}));
   EXPECT_TRUE(TableNameMatches("seats", "archive", "seats"));
   EXPECT_TRUE(TableNameMatches("archive.seats", "archive", "seats"));
   EXPECT_FALSE(TableNameMatches("archive.seats", "public", "seats"));
@@ -241,18 +232,30 @@ std::string Relation(char identity, bool k_is_key) {
 std::string Begin(std::int32_t xid) { return MessageBuilder('B').Int64(1).Int64(2).Int32(xid).bytes(); }
 std::string Commit() { return MessageBuilder('C').Byte(0).Int64(1).Int64(2).Int64(3).bytes(); }
 
+// A decoder of `tables` that has read Relation('i', true).
+ChangeDecoder KnowingT(const Tables& tables) {
+  ChangeDecoder decoder(tables);
+  decoder.Feed(Relation('i', true));
+  return decoder;
+}
+
+// Begin, the one change, Commit.
+void FeedTransaction(ChangeDecoder& decoder, std::int32_t xid, const std::string& change) {
+  decoder.Feed(Begin(xid));
+  decoder.Feed(change);
+  decoder.Feed(Commit());
+}
+
 TEST(ChangeDecoderTest, ANewRelationMessageReplacesTheCachedOne) {
   ChangeDecoder decoder(Tables{{"t", "k"}});
   decoder.Feed(Relation('d', false));
-  decoder.Feed(Begin(41));
-  decoder.Feed(MessageBuilder('D').Int32(1).Byte('K').Int16(2).Byte('n').Text("x").bytes());
-  decoder.Feed(Commit());
+  FeedTransaction(decoder, 41,
+                  MessageBuilder('D').Int32(1).Byte('K').Int16(2).Byte('n').Text("x").bytes());
   EXPECT_EQ(decoder.unmappable(), "delete on t: replica identity DEFAULT does not carry k");
   decoder.ClearUnmappable();
   decoder.Feed(Relation('i', true));
-  decoder.Feed(Begin(42));
-  decoder.Feed(MessageBuilder('D').Int32(1).Byte('K').Int16(2).Text("5").Byte('n').bytes());
-  decoder.Feed(Commit());
+  FeedTransaction(decoder, 42,
+                  MessageBuilder('D').Int32(1).Byte('K').Int16(2).Text("5").Byte('n').bytes());
   EXPECT_EQ(decoder.unmappable(), "");
   std::vector<TransactionChanges> committed = decoder.TakeCommitted();
   ASSERT_EQ(committed.size(), 2u);
@@ -264,11 +267,8 @@ TEST(ChangeDecoderTest, ANewRelationMessageReplacesTheCachedOne) {
 
 TEST(ChangeDecoderTest, NullOrUnchangedToastKeysAreUnmappable) {
   auto reason = [](const std::string& change) {
-    ChangeDecoder decoder(Tables{{"t", "k"}});
-    decoder.Feed(Relation('i', true));
-    decoder.Feed(Begin(7));
-    decoder.Feed(change);
-    decoder.Feed(Commit());
+    ChangeDecoder decoder = KnowingT(Tables{{"t", "k"}});
+    FeedTransaction(decoder, 7, change);
     return decoder.unmappable();
   };
   EXPECT_EQ(reason(MessageBuilder('I').Int32(1).Byte('N').Int16(2).Byte('n').Text("v").bytes()),
@@ -287,23 +287,19 @@ TEST(ChangeDecoderTest, NullOrUnchangedToastKeysAreUnmappable) {
 }
 
 TEST(ChangeDecoderTest, KeyColumnMissingFromThePublicationIsUnmappable) {
-  ChangeDecoder decoder(Tables{{"t", "event_id"}});
-  decoder.Feed(Relation('i', true));
-  decoder.Feed(Begin(9));
-  decoder.Feed(MessageBuilder('I').Int32(1).Byte('N').Int16(2).Text("1").Text("v").bytes());
-  decoder.Feed(Commit());
+  ChangeDecoder decoder = KnowingT(Tables{{"t", "event_id"}});
+  FeedTransaction(decoder, 9,
+                  MessageBuilder('I').Int32(1).Byte('N').Int16(2).Text("1").Text("v").bytes());
   EXPECT_EQ(decoder.unmappable(), "insert on t: column event_id is not published");
   EXPECT_EQ(decoder.TakeCommitted().size(), 1u);
 }
 
 TEST(ChangeDecoderTest, TupleOfAnotherWidthThrows) {
-  ChangeDecoder decoder(Tables{{"t", "k"}});
-  decoder.Feed(Relation('i', true));
+  ChangeDecoder decoder = KnowingT(Tables{{"t", "k"}});
   decoder.Feed(Begin(9));
   EXPECT_THROW(decoder.Feed(MessageBuilder('I').Int32(1).Byte('N').Int16(1).Text("1").bytes()),
                PgoutputError);
-  ChangeDecoder unwatched(Tables{{"other", "k"}});
-  unwatched.Feed(Relation('i', true));
+  ChangeDecoder unwatched = KnowingT(Tables{{"other", "k"}});
   unwatched.Feed(Begin(9));
   EXPECT_THROW(unwatched.Feed(MessageBuilder('U').Int32(1).Byte('N').Int16(3).Text("1")
                                   .Text("2").Text("3").bytes()),
@@ -322,24 +318,27 @@ std::map<std::uint32_t, CoveredRelation> Verified() {
           {200, CoveredRelation{200, "public", "tickets", "r3/4"}}};
 }
 
+// A decoder of the booking tables, Verified(), that has read `relation`.
+ChangeDecoder VerifiedAfter(const std::string& relation) {
+  ChangeDecoder decoder(kBooking, Verified());
+  decoder.Feed(relation);
+  return decoder;
+}
+
 TEST(ChangeDecoderTest, VerifiedRelationsUnderTheirNamesAreNoChangeOfCoverage) {
   ChangeDecoder decoder(kBooking, Verified());
   decoder.Feed(NamedRelation(200, "public", "tickets"));
   decoder.Feed(NamedRelation(300, "public", "filler"));  // not watched, not verified
-  decoder.Feed(Begin(7));
-  decoder.Feed(MessageBuilder('I').Int32(200).Byte('N').Int16(2).Text("4").Text("s1").bytes());
-  decoder.Feed(Commit());
+  FeedTransaction(decoder, 7,
+                  MessageBuilder('I').Int32(200).Byte('N').Int16(2).Text("4").Text("s1").bytes());
   EXPECT_EQ(decoder.coverage_change(), "");
-  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
-  ASSERT_EQ(committed.size(), 1u);
-  EXPECT_EQ(committed[0].keys, (Keys{{"tickets", {"4"}}}));
+  EXPECT_EQ(CommittedKeys(decoder), (KeysList{{{"tickets", {"4"}}}}));
 }
 
 // pgoutput names relations by OID: a watched table renamed away keeps its
 // OID, and its changes come under the new name (not watched by name).
 TEST(ChangeDecoderTest, AVerifiedRelationUnderAnotherNameIsAChangeOfCoverage) {
-  ChangeDecoder decoder(kBooking, Verified());
-  decoder.Feed(NamedRelation(200, "public", "tickets_away"));
+  ChangeDecoder decoder = VerifiedAfter(NamedRelation(200, "public", "tickets_away"));
   EXPECT_EQ(decoder.coverage_change(),
             "public.tickets (OID 200) was renamed to public.tickets_away (in the changes "
             "decoded)");
@@ -349,9 +348,7 @@ TEST(ChangeDecoderTest, AVerifiedRelationUnderAnotherNameIsAChangeOfCoverage) {
 }
 
 TEST(ChangeDecoderTest, AWatchedNameUnderAnOidNotVerifiedIsAChangeOfCoverage) {
-  ChangeDecoder decoder(kBooking, Verified());
-  decoder.Feed(NamedRelation(201, "public", "tickets"));
-  EXPECT_EQ(decoder.coverage_change(),
+  EXPECT_EQ(VerifiedAfter(NamedRelation(201, "public", "tickets")).coverage_change(),
             "changes of public.tickets come from OID 201, not from a relation verified for "
             "the watched tables");
 }

@@ -3,32 +3,31 @@
 
 #include <gtest/gtest.h>
 
+#include "unit/text_expectations.h"
+
 namespace seatwatch::changes {
 namespace {
 
-bool Has(const std::string& text, const std::string& line) {
-  return text.find("\n" + line + "\n") != std::string::npos || text.rfind(line + "\n", 0) == 0;
-}
+using seatwatch::testing::ExpectLines;
+using seatwatch::testing::HasLine;
 
 TEST(ChangesMetricsTest, EveryFamilyAndReasonFromZero) {
   std::string text = RenderChangesMetrics(FeedStats{});
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_up gauge")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_up 0")) << text;
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_lag_bytes gauge")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_lag_bytes 0")) << text;
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_decoded_total counter")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_decoded_total 0")) << text;
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_drain_duration_seconds gauge")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_drain_duration_seconds 0")) << text;
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_resyncs_total counter")) << text;
+  ExpectLines(text, {"# TYPE seatwatch_changes_up gauge", "seatwatch_changes_up 0",
+                     "# TYPE seatwatch_changes_lag_bytes gauge", "seatwatch_changes_lag_bytes 0",
+                     "# TYPE seatwatch_changes_decoded_total counter",
+                     "seatwatch_changes_decoded_total 0",
+                     "# TYPE seatwatch_changes_drain_duration_seconds gauge",
+                     "seatwatch_changes_drain_duration_seconds 0",
+                     "# TYPE seatwatch_changes_resyncs_total counter"});
   for (const char* reason :
        {"startup", "slot_lost", "error", "unmappable", "drain_cost", "coverage"}) {
-    EXPECT_TRUE(Has(text, std::string("seatwatch_changes_resyncs_total{reason=\"") + reason +
-                              "\"} 0"))
+    EXPECT_TRUE(HasLine(text, std::string("seatwatch_changes_resyncs_total{reason=\"") + reason +
+                                  "\"} 0"))
         << reason << "\n" << text;
   }
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_changes_orphan_slots gauge")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_orphan_slots 0")) << text;
+  ExpectLines(text, {"# TYPE seatwatch_changes_orphan_slots gauge",
+                     "seatwatch_changes_orphan_slots 0"});
   EXPECT_TRUE(text.find("# HELP seatwatch_changes_up ") != std::string::npos) << text;
 }
 
@@ -45,17 +44,16 @@ TEST(ChangesMetricsTest, ValuesOfTheLastDrain) {
   stats.CountResync(ResyncReason::kCoverage);
   stats.orphan_slots = 2;
   std::string text = RenderChangesMetrics(stats);
-  EXPECT_TRUE(Has(text, "seatwatch_changes_up 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_lag_bytes 123456")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_decoded_total 2500")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_drain_duration_seconds 0.25")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"startup\"} 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"slot_lost\"} 2")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"error\"} 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"unmappable\"} 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"drain_cost\"} 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_resyncs_total{reason=\"coverage\"} 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_changes_orphan_slots 2")) << text;
+  ExpectLines(text, {"seatwatch_changes_up 1", "seatwatch_changes_lag_bytes 123456",
+                     "seatwatch_changes_decoded_total 2500",
+                     "seatwatch_changes_drain_duration_seconds 0.25",
+                     "seatwatch_changes_resyncs_total{reason=\"startup\"} 1",
+                     "seatwatch_changes_resyncs_total{reason=\"slot_lost\"} 2",
+                     "seatwatch_changes_resyncs_total{reason=\"error\"} 0",
+                     "seatwatch_changes_resyncs_total{reason=\"unmappable\"} 0",
+                     "seatwatch_changes_resyncs_total{reason=\"drain_cost\"} 1",
+                     "seatwatch_changes_resyncs_total{reason=\"coverage\"} 1",
+                     "seatwatch_changes_orphan_slots 2"});
 }
 
 TEST(ChangesMetricsTest, ReasonLabels) {

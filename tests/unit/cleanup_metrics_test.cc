@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cleanup/published_text.h"
+#include "unit/text_expectations.h"
 
 namespace seatwatch::cleanup {
 namespace {
@@ -17,25 +18,22 @@ config::CleanupConfig Enabled() {
   return config;
 }
 
-bool Has(const std::string& text, const std::string& line) {
-  return text.find("\n" + line + "\n") != std::string::npos || text.rfind(line + "\n", 0) == 0;
-}
+using seatwatch::testing::ExpectLines;
+using seatwatch::testing::HasLine;
 
 TEST(CleanupMetricsTest, EveryFamilyFromTheStart) {
   std::string text = CleanupMetrics(Enabled()).Render();
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_enabled 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_leader 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_in_recovery 0")) << text;
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_cleanup_in_recovery gauge")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_interval_seconds 30")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_freed_total 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batches_total{result=\"ok\"} 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batches_total{result=\"lock_timeout\"} 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batches_total{result=\"error\"} 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batch_duration_seconds_count 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_last_success_timestamp_seconds 0")) << text;
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_cleanup_freed_total counter")) << text;
-  EXPECT_TRUE(Has(text, "# TYPE seatwatch_cleanup_batch_duration_seconds histogram")) << text;
+  ExpectLines(text, {"seatwatch_cleanup_enabled 1", "seatwatch_cleanup_leader 0",
+                     "seatwatch_cleanup_in_recovery 0",
+                     "# TYPE seatwatch_cleanup_in_recovery gauge",
+                     "seatwatch_cleanup_interval_seconds 30", "seatwatch_cleanup_freed_total 0",
+                     "seatwatch_cleanup_batches_total{result=\"ok\"} 0",
+                     "seatwatch_cleanup_batches_total{result=\"lock_timeout\"} 0",
+                     "seatwatch_cleanup_batches_total{result=\"error\"} 0",
+                     "seatwatch_cleanup_batch_duration_seconds_count 0",
+                     "seatwatch_cleanup_last_success_timestamp_seconds 0",
+                     "# TYPE seatwatch_cleanup_freed_total counter",
+                     "# TYPE seatwatch_cleanup_batch_duration_seconds histogram"});
 }
 
 TEST(CleanupMetricsTest, DisabledStillExportsEnabledAndLeaderZero) {
@@ -43,21 +41,20 @@ TEST(CleanupMetricsTest, DisabledStillExportsEnabledAndLeaderZero) {
   metrics.SetLeader(true);
   metrics.Configure(config::CleanupConfig{});  // disabled: never a leader
   std::string text = metrics.Render();
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_enabled 0")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_leader 0")) << text;
+  ExpectLines(text, {"seatwatch_cleanup_enabled 0", "seatwatch_cleanup_leader 0"});
 }
 
 TEST(CleanupMetricsTest, InRecoveryInTheGaugeAndTheStatusUntilDisabled) {
   CleanupMetrics metrics(Enabled());
   metrics.SetInRecovery(true);
-  EXPECT_TRUE(Has(metrics.Render(), "seatwatch_cleanup_in_recovery 1")) << metrics.Render();
+  EXPECT_TRUE(HasLine(metrics.Render(), "seatwatch_cleanup_in_recovery 1")) << metrics.Render();
   EXPECT_TRUE(metrics.Status().in_recovery);
   metrics.SetInRecovery(false);
-  EXPECT_TRUE(Has(metrics.Render(), "seatwatch_cleanup_in_recovery 0")) << metrics.Render();
+  EXPECT_TRUE(HasLine(metrics.Render(), "seatwatch_cleanup_in_recovery 0")) << metrics.Render();
   EXPECT_FALSE(metrics.Status().in_recovery);
   metrics.SetInRecovery(true);
   metrics.Configure(config::CleanupConfig{});  // disabled: no connection, nothing known
-  EXPECT_TRUE(Has(metrics.Render(), "seatwatch_cleanup_in_recovery 0")) << metrics.Render();
+  EXPECT_TRUE(HasLine(metrics.Render(), "seatwatch_cleanup_in_recovery 0")) << metrics.Render();
 }
 
 TEST(CleanupMetricsTest, CountsBatchesFreedAndDurations) {
@@ -71,18 +68,17 @@ TEST(CleanupMetricsTest, CountsBatchesFreedAndDurations) {
   metrics.ObserveBatch(BatchResult::kError, 2.0);
   metrics.SetLastSuccess(1700000000.5);
   std::string text = metrics.Render();
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_leader 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_freed_total 512")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batches_total{result=\"ok\"} 2")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batches_total{result=\"lock_timeout\"} 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batches_total{result=\"error\"} 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"0.005\"} 1")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"0.05\"} 2")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"0.1\"} 3")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"2.5\"} 4")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"+Inf\"} 4")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_batch_duration_seconds_count 4")) << text;
-  EXPECT_TRUE(Has(text, "seatwatch_cleanup_last_success_timestamp_seconds 1700000000.5")) << text;
+  ExpectLines(text, {"seatwatch_cleanup_leader 1", "seatwatch_cleanup_freed_total 512",
+                     "seatwatch_cleanup_batches_total{result=\"ok\"} 2",
+                     "seatwatch_cleanup_batches_total{result=\"lock_timeout\"} 1",
+                     "seatwatch_cleanup_batches_total{result=\"error\"} 1",
+                     "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"0.005\"} 1",
+                     "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"0.05\"} 2",
+                     "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"0.1\"} 3",
+                     "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"2.5\"} 4",
+                     "seatwatch_cleanup_batch_duration_seconds_bucket{le=\"+Inf\"} 4",
+                     "seatwatch_cleanup_batch_duration_seconds_count 4",
+                     "seatwatch_cleanup_last_success_timestamp_seconds 1700000000.5"});
 }
 
 TEST(CleanupMetricsTest, ReloadKeepsCountersAndTakesTheNewInterval) {
@@ -95,7 +91,7 @@ TEST(CleanupMetricsTest, ReloadKeepsCountersAndTakesTheNewInterval) {
   copy.Configure(fresh);
   EXPECT_EQ(copy.freed(), 3u);
   EXPECT_EQ(copy.batches(BatchResult::kOk), 1u);
-  EXPECT_TRUE(Has(copy.Render(), "seatwatch_cleanup_interval_seconds 1.5"));
+  EXPECT_TRUE(HasLine(copy.Render(), "seatwatch_cleanup_interval_seconds 1.5"));
 }
 
 TEST(CleanupMetricsTest, BucketsAreSortedAndCoverTheStatementTimeout) {

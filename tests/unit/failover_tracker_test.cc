@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "unit/text_expectations.h"
+
 namespace seatwatch::poll {
 namespace {
+
+using seatwatch::testing::ExpectContains;
 
 constexpr std::size_t kChecks = 0;
 constexpr std::size_t kLocks = 1;
@@ -18,6 +22,19 @@ metrics::LaneServer Server(const std::string& system_identifier, std::uint32_t t
   server.facts.system_identifier = system_identifier;
   server.facts.timeline = timeline;
   return server;
+}
+
+// Both lanes read the primary on timeline 1.
+void SeeBothLanesOnThePrimary(FailoverTracker& tracker) {
+  tracker.Observe(kChecks, Server("7001", 1));
+  tracker.Observe(kLocks, Server("7001", 1));
+}
+
+// The lane sees the primary on timeline 1, then promoted to 2: one counted
+// failover.
+void SeeFailoverOn(FailoverTracker& tracker, std::size_t lane) {
+  tracker.Observe(lane, Server("7001", 1));
+  EXPECT_TRUE(tracker.Observe(lane, Server("7001", 2)));
 }
 
 TEST(FailoverTrackerTest, FirstIdentityOfEachLaneIsNotAFailover) {
@@ -42,8 +59,7 @@ TEST(FailoverTrackerTest, UnknownIdentityIsIgnored) {
 TEST(FailoverTrackerTest, PromotionSeenByBothLanesCountsOnce) {
   FailoverTracker tracker;
   tracker.Observe(kChecks, Server("7001", 1, true));
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   EXPECT_EQ(tracker.count(), 1u);
   // The checks lane kept its connection to the promoted standby.
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 2)));
@@ -56,8 +72,7 @@ TEST(FailoverTrackerTest, PromotionSeenByBothLanesCountsOnce) {
 
 TEST(FailoverTrackerTest, AnotherSystemIdentifierCountsOnce) {
   FailoverTracker tracker;
-  tracker.Observe(kChecks, Server("7001", 1));
-  tracker.Observe(kLocks, Server("7001", 1));
+  SeeBothLanesOnThePrimary(tracker);
   // A new cluster (restored, or a logical replica) on timeline 1 as well.
   EXPECT_TRUE(tracker.Observe(kLocks, Server("8002", 1)));
   EXPECT_FALSE(tracker.Observe(kChecks, Server("8002", 1)));
@@ -69,8 +84,7 @@ TEST(FailoverTrackerTest, AnotherSystemIdentifierCountsOnce) {
 
 TEST(FailoverTrackerTest, StandbyRestartpointCatchingUpIsNotCounted) {
   FailoverTracker tracker;
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   // The checks lane starts on a standby whose last restartpoint is still on
   // the old timeline, then catches up with the new one.
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
@@ -80,14 +94,12 @@ TEST(FailoverTrackerTest, StandbyRestartpointCatchingUpIsNotCounted) {
 
 TEST(FailoverTrackerTest, OlderTimelineIsWarnedAboutNotCounted) {
   FailoverTracker tracker;
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 1)));
   std::string log = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(log.find("lane reaches a server on an older timeline than seen before: split brain?"),
-            std::string::npos)
-      << log;
+  ExpectContains(log,
+                 {"lane reaches a server on an older timeline than seen before: split brain?"});
   // And going forward again to a timeline counted already is not a new one.
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 2)));
   EXPECT_EQ(tracker.count(), 1u);
@@ -98,8 +110,7 @@ TEST(FailoverTrackerTest, OlderTimelineIsWarnedAboutNotCounted) {
 // stays there, and nothing is counted for it.
 TEST(FailoverTrackerTest, LaneLeftOnTheOldPrimaryIsWarnedAboutOnce) {
   FailoverTracker tracker;
-  tracker.Observe(kChecks, Server("7001", 1));
-  tracker.Observe(kLocks, Server("7001", 1));
+  SeeBothLanesOnThePrimary(tracker);
   EXPECT_TRUE(tracker.Observe(kChecks, Server("7001", 2)));
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 1)));
@@ -109,8 +120,7 @@ TEST(FailoverTrackerTest, LaneLeftOnTheOldPrimaryIsWarnedAboutOnce) {
   auto first = log.find(warning);
   ASSERT_NE(first, std::string::npos) << log;
   EXPECT_EQ(log.find(warning, first + 1), std::string::npos) << log;
-  EXPECT_NE(log.find("from=7001/2"), std::string::npos) << log;
-  EXPECT_NE(log.find("to=7001/1"), std::string::npos) << log;
+  ExpectContains(log, {"from=7001/2", "to=7001/1"});
   // It moves to the new primary: nothing more to say, nothing counted.
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kLocks, Server("7001", 2)));
@@ -121,8 +131,7 @@ TEST(FailoverTrackerTest, LaneLeftOnTheOldPrimaryIsWarnedAboutOnce) {
 // A standby behind on its restartpoint's timeline is no split brain.
 TEST(FailoverTrackerTest, StandbyOnAnOlderTimelineIsNotWarnedAbout) {
   FailoverTracker tracker;
-  tracker.Observe(kLocks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kLocks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kLocks);
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
@@ -134,8 +143,7 @@ TEST(FailoverTrackerTest, StandbyOnAnOlderTimelineIsNotWarnedAbout) {
 // up later is no new failover either.
 TEST(FailoverTrackerTest, LaneBackOnTheRejoinedOldPrimaryIsNotWarnedAbout) {
   FailoverTracker tracker;
-  tracker.Observe(kChecks, Server("7001", 1));
-  EXPECT_TRUE(tracker.Observe(kChecks, Server("7001", 2)));
+  SeeFailoverOn(tracker, kChecks);
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 1, true)));
   EXPECT_FALSE(tracker.Observe(kChecks, Server("7001", 2, true)));
@@ -149,10 +157,8 @@ TEST(FailoverTrackerTest, CountedChangeIsLoggedWithBothIdentities) {
   ::testing::internal::CaptureStderr();
   tracker.Observe(kLocks, Server("7001", 2));
   std::string log = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(log.find("level=warn msg=\"database server changed (failover)\""), std::string::npos)
-      << log;
-  EXPECT_NE(log.find("from=7001/1"), std::string::npos) << log;
-  EXPECT_NE(log.find("to=7001/2"), std::string::npos) << log;
+  ExpectContains(log, {"level=warn msg=\"database server changed (failover)\"", "from=7001/1",
+                       "to=7001/2"});
 }
 
 // A lane that starts only after a promotion (the locks lane enabled by a

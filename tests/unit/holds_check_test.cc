@@ -36,12 +36,16 @@ std::string ErrorOf(const std::function<void()>& action) {
   return "(no error)";
 }
 
+void ExpectCounts(const HoldsCounts& counts, double active, double expired,
+                  double expired_oldest_seconds, double payments_lapsed) {
+  EXPECT_EQ(counts.active, active);
+  EXPECT_EQ(counts.expired, expired);
+  EXPECT_EQ(counts.expired_oldest_seconds, expired_oldest_seconds);
+  EXPECT_EQ(counts.payments_lapsed, payments_lapsed);
+}
+
 TEST(HoldsFromRowsTest, ReadsTheOneRow) {
-  HoldsCounts counts = HoldsFromRows(HoldsRows({"7", "3", "125.5", "2"}));
-  EXPECT_EQ(counts.active, 7);
-  EXPECT_EQ(counts.expired, 3);
-  EXPECT_EQ(counts.expired_oldest_seconds, 125.5);
-  EXPECT_EQ(counts.payments_lapsed, 2);
+  ExpectCounts(HoldsFromRows(HoldsRows({"7", "3", "125.5", "2"})), 7, 3, 125.5, 2);
 }
 
 TEST(HoldsFromRowsTest, ColumnOrderDoesNotMatterAndNullIsZero) {
@@ -49,11 +53,7 @@ TEST(HoldsFromRowsTest, ColumnOrderDoesNotMatterAndNullIsZero) {
   rows.columns = {"payments_lapsed", "holds_expired_oldest_seconds", "holds_expired",
                   "holds_active", "extra"};
   rows.values.push_back({"4", std::nullopt, "0", "9", "x"});
-  HoldsCounts counts = HoldsFromRows(rows);
-  EXPECT_EQ(counts.active, 9);
-  EXPECT_EQ(counts.expired, 0);
-  EXPECT_EQ(counts.expired_oldest_seconds, 0);
-  EXPECT_EQ(counts.payments_lapsed, 4);
+  ExpectCounts(HoldsFromRows(rows), 9, 0, 0, 4);
 }
 
 TEST(HoldsFromRowsTest, MissingColumnIsNamed) {

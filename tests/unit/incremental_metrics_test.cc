@@ -2,9 +2,13 @@
 
 #include "metrics/snapshot_builder.h"
 #include "poll/state_publisher.h"
+#include "unit/text_expectations.h"
 
 namespace seatwatch::metrics {
 namespace {
+
+using seatwatch::testing::ExpectContains;
+using seatwatch::testing::ExpectLacks;
 
 IncrementalStatus Incremental(const std::string& mode, std::uint64_t dirty, double last_full) {
   IncrementalStatus status;
@@ -47,46 +51,37 @@ PollState StateWithIncrementalCheck() {
 
 TEST(IncrementalMetricsTest, RendersDirtyKeysFullPassesAndMode) {
   std::string text = BuildSnapshot(StateWithIncrementalCheck()).MetricsText();
-  EXPECT_NE(text.find("# TYPE seatwatch_dirty_keys gauge\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("seatwatch_dirty_keys{check=\"booking_reconciliation\"} 4\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("# TYPE seatwatch_full_passes_total counter\n"), std::string::npos);
-  for (const char* reason : {"backstop", "unmappable", "feed_down", "drain_cost"}) {
-    EXPECT_NE(text.find(std::string("seatwatch_full_passes_total{check=\"booking_reconciliation\","
-                                    "reason=\"") +
-                        reason + "\"} 0\n"),
-              std::string::npos)
-        << reason;
-  }
-  EXPECT_NE(text.find("seatwatch_full_passes_total{check=\"booking_reconciliation\",reason="
-                      "\"resync\"} 3\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("seatwatch_check_mode{check=\"booking_reconciliation\",mode=\"incremental\"} 1\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("seatwatch_check_mode{check=\"booking_reconciliation\",mode=\"full\"} 0\n"),
-            std::string::npos);
+  const std::string passes =
+      "seatwatch_full_passes_total{check=\"booking_reconciliation\",reason=";
+  ExpectContains(text, {"# TYPE seatwatch_dirty_keys gauge\n",
+                        "seatwatch_dirty_keys{check=\"booking_reconciliation\"} 4\n",
+                        "# TYPE seatwatch_full_passes_total counter\n",
+                        passes + "\"backstop\"} 0\n", passes + "\"unmappable\"} 0\n",
+                        passes + "\"feed_down\"} 0\n", passes + "\"drain_cost\"} 0\n",
+                        passes + "\"resync\"} 3\n",
+                        "seatwatch_check_mode{check=\"booking_reconciliation\","
+                        "mode=\"incremental\"} 1\n",
+                        "seatwatch_check_mode{check=\"booking_reconciliation\","
+                        "mode=\"full\"} 0\n"});
   // A check that is not incremental has none of these series.
-  EXPECT_EQ(text.find("check=\"plain\",mode"), std::string::npos);
-  EXPECT_EQ(text.find("seatwatch_dirty_keys{check=\"plain\"}"), std::string::npos);
+  ExpectLacks(text, {"check=\"plain\",mode", "seatwatch_dirty_keys{check=\"plain\"}"});
 }
 
 TEST(IncrementalMetricsTest, NoIncrementalCheckNoFamilies) {
   PollState state = StateWithIncrementalCheck();
   state.checks.erase(state.checks.begin());
   std::string text = BuildSnapshot(state).MetricsText();
-  EXPECT_EQ(text.find("seatwatch_dirty_keys"), std::string::npos);
-  EXPECT_EQ(text.find("seatwatch_check_mode"), std::string::npos);
-  EXPECT_EQ(text.find("seatwatch_full_passes_total"), std::string::npos);
+  ExpectLacks(text,
+              {"seatwatch_dirty_keys", "seatwatch_check_mode", "seatwatch_full_passes_total"});
 }
 
 TEST(IncrementalMetricsTest, FullModeIsTheOneSetToOne) {
   PollState state = StateWithIncrementalCheck();
   state.checks[0].incremental->mode = "full";
   std::string text = BuildSnapshot(state).MetricsText();
-  EXPECT_NE(text.find("seatwatch_check_mode{check=\"booking_reconciliation\",mode=\"full\"} 1\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("seatwatch_check_mode{check=\"booking_reconciliation\",mode=\"incremental\"} 0\n"),
-            std::string::npos);
+  ExpectContains(text, {"seatwatch_check_mode{check=\"booking_reconciliation\",mode=\"full\"} 1\n",
+                        "seatwatch_check_mode{check=\"booking_reconciliation\","
+                        "mode=\"incremental\"} 0\n"});
 }
 
 TEST(IncrementalMetricsTest, InvariantsJsonSaysModeAndLastFullPass) {

@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
+#include "unit/text_expectations.h"
+
 namespace seatwatch::report {
 namespace {
+
+using seatwatch::testing::ExpectContains;
 
 metrics::CheckStatus Check(const std::string& name, bool violated) {
   metrics::CheckStatus status;
@@ -24,10 +30,47 @@ metrics::CheckStatus Check(const std::string& name, bool violated) {
   return status;
 }
 
-TEST(OnceReportTest, ExitCodes) {
+// Check(name, false) as a run that failed with `reason` and `error`.
+metrics::CheckStatus Failed(const std::string& name, const std::string& reason,
+                            const std::string& error) {
+  metrics::CheckStatus status = Check(name, false);
+  status.success = false;
+  status.output.reset();
+  status.last_reason = reason;
+  status.last_error = error;
+  return status;
+}
+
+// Check("b", true), its output changed by `edit`.
+metrics::CheckStatus ViolatedWith(const std::function<void(checks::CheckOutput&)>& edit) {
+  metrics::CheckStatus status = Check("b", true);
+  checks::CheckOutput output = *status.output;
+  edit(output);
+  status.output = std::make_shared<const checks::CheckOutput>(output);
+  return status;
+}
+
+// Check("b", true) with `value` as its violation's key.
+metrics::CheckStatus ViolatedWithKey(const std::string& value) {
+  return ViolatedWith([&](checks::CheckOutput& output) {
+    output.invariants[0].violations[0].labels[0].value = value;
+  });
+}
+
+metrics::PollState UpState(std::vector<metrics::CheckStatus> checks) {
   metrics::PollState state;
   state.database_up = true;
-  state.checks = {Check("a", false)};
+  state.checks = std::move(checks);
+  return state;
+}
+
+// The report of `state` read from one reachable DSN.
+std::string ReportOf(const metrics::PollState& state) {
+  return FormatOnceReport(state, {{"checks", "host=db", true}});
+}
+
+TEST(OnceReportTest, ExitCodes) {
+  metrics::PollState state = UpState({Check("a", false)});
   EXPECT_EQ(OnceExitCode(state), 0);
   state.checks.push_back(Check("b", true));
   EXPECT_EQ(OnceExitCode(state), 1);
@@ -40,21 +83,13 @@ TEST(OnceReportTest, ExitCodes) {
 }
 
 TEST(OnceReportTest, ShowsViolationsDetailAndFailures) {
-  metrics::PollState state;
-  state.database_up = true;
-  auto failing = Check("c", false);
-  failing.success = false;
-  failing.output.reset();
-  failing.last_reason = "timeout";
-  failing.last_error = "canceling statement due to statement timeout";
-  state.checks = {Check("a", false), Check("b", true), failing};
+  metrics::PollState state =
+      UpState({Check("a", false), Check("b", true),
+               Failed("c", "timeout", "canceling statement due to statement timeout")});
   std::string text = FormatOnceReport(state, {{"checks", "host=db password=****", true}});
-  EXPECT_NE(text.find("  OK        a\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("  VIOLATED  b  (1 rows, total 4)"), std::string::npos) << text;
-  EXPECT_NE(text.find("event_id=3  4"), std::string::npos) << text;
-  EXPECT_NE(text.find("A12"), std::string::npos) << text;
-  EXPECT_NE(text.find("  UNKNOWN   c  (check c failed: timeout: canceling"), std::string::npos) << text;
-  EXPECT_NE(text.find("FAILED CHECKS"), std::string::npos) << text;
+  ExpectContains(text, {"  OK        a\n", "  VIOLATED  b  (1 rows, total 4)", "event_id=3  4",
+                        "A12", "  UNKNOWN   c  (check c failed: timeout: canceling",
+                        "FAILED CHECKS"});
 }
 
 // Every byte of the report that came from the database is printed so that
@@ -62,16 +97,13 @@ TEST(OnceReportTest, ShowsViolationsDetailAndFailures) {
 // hide text or forge a line): control characters and bytes that are not
 // UTF-8 are shown as \xNN, newlines and tabs as \n and \t.
 TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
-  metrics::PollState state;
-  state.database_up = true;
-  auto violated = Check("b", true);
-  checks::CheckOutput output = *violated.output;
-  output.invariants[0].violations[0].labels[0].value = "3\x1b]0;pwned\x07";
-  output.invariants[0].help = "two\nlines";
-  output.invariants[0].detail->columns = {"seat\x1b[2J"};
-  output.invariants[0].detail->rows = {{std::string("A\r\n  OK  x\x9b\xc2\x9b\xff\t")}};
-  output.report = "LOCKS\n  1 query=\x1b[31mred\n";
-  violated.output = std::make_shared<const checks::CheckOutput>(output);
+  auto violated = ViolatedWith([](checks::CheckOutput& output) {
+    output.invariants[0].violations[0].labels[0].value = "3\x1b]0;pwned\x07";
+    output.invariants[0].help = "two\nlines";
+    output.invariants[0].detail->columns = {"seat\x1b[2J"};
+    output.invariants[0].detail->rows = {{std::string("A\r\n  OK  x\x9b\xc2\x9b\xff\t")}};
+    output.report = "LOCKS\n  1 query=\x1b[31mred\n";
+  });
   metrics::CheckStatus metric;
   metric.name = "m";
   metric.has_run = true;
@@ -79,25 +111,16 @@ TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
   metric.output = std::make_shared<const checks::CheckOutput>();
   metric.rendered = std::make_shared<const std::string>(
       "# HELP seatwatch_m Rows.\n# TYPE seatwatch_m gauge\nseatwatch_m{k=\"\x1b[5mblink\"} 1\n");
-  auto failing = Check("c", false);
-  failing.success = false;
-  failing.output.reset();
-  failing.last_reason = "sql";
-  failing.last_error = "relation \"x\x1b[8m\" does not exist\nLINE 1: ...";
-  state.checks = {violated, metric, failing};
-  std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
+  std::string text = ReportOf(UpState(
+      {violated, metric, Failed("c", "sql", "relation \"x\x1b[8m\" does not exist\nLINE 1: ...")}));
   for (unsigned char c : text) {
     EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << "byte " << int(c) << " in\n" << text;
   }
-  EXPECT_NE(text.find("event_id=3\\x1b]0;pwned\\x07  4"), std::string::npos) << text;
-  EXPECT_NE(text.find("two\\nlines"), std::string::npos) << text;
-  EXPECT_NE(text.find("seat\\x1b[2J"), std::string::npos) << text;
-  EXPECT_NE(text.find("A\\r\\n  OK  x\\x9b\\xc2\\x9b\\xff\\t"), std::string::npos) << text;
+  ExpectContains(text, {"event_id=3\\x1b]0;pwned\\x07  4", "two\\nlines", "seat\\x1b[2J",
+                        "A\\r\\n  OK  x\\x9b\\xc2\\x9b\\xff\\t",
+                        "seatwatch_m{k=\"\\x1b[5mblink\"} 1",
+                        "relation \"x\\x1b[8m\" does not exist\\nLINE 1", "query=\\x1b[31mred\n"});
   EXPECT_EQ(text.find("\n  OK  x"), std::string::npos) << text;
-  EXPECT_NE(text.find("seatwatch_m{k=\"\\x1b[5mblink\"} 1"), std::string::npos) << text;
-  EXPECT_NE(text.find("relation \"x\\x1b[8m\" does not exist\\nLINE 1"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("query=\\x1b[31mred\n"), std::string::npos) << text;
 }
 
 metrics::LaneServer Server(const std::string& lane, bool in_recovery, std::uint32_t timeline) {
@@ -110,71 +133,55 @@ metrics::LaneServer Server(const std::string& lane, bool in_recovery, std::uint3
   return server;
 }
 
+// The head of the report (its database and server lines) of a poll that
+// read `servers` through `lanes`.
+std::string HeadOf(std::vector<metrics::LaneServer> servers, const std::vector<OnceLane>& lanes,
+                   bool database_up = true) {
+  metrics::PollState state = UpState({});
+  state.database_up = database_up;
+  state.servers = std::move(servers);
+  std::string report = FormatOnceReport(state, lanes);
+  return report.substr(0, report.find("\n\n"));
+}
+
 // Both lanes on one DSN and one server: one line for each, as with one lane.
 TEST(OnceReportTest, LanesOnOneServerShareTheirLines) {
-  metrics::PollState state;
-  state.database_up = true;
-  state.servers = {Server("checks", false, 1), Server("locks", false, 1)};
-  std::string text =
-      FormatOnceReport(state, {{"checks", "host=db", true}, {"locks", "host=db", true}});
-  EXPECT_EQ(text.substr(0, text.find("\n\n")),
-            "seatwatch report\ndatabase: host=db (reachable)\nserver: primary")
-      << text;
+  EXPECT_EQ(HeadOf({Server("checks", false, 1), Server("locks", false, 1)},
+                   {{"checks", "host=db", true}, {"locks", "host=db", true}}),
+            "seatwatch report\ndatabase: host=db (reachable)\nserver: primary");
 }
 
 // [checks] dsn on a standby: each lane's DSN, whether it was reached, and the
 // server it read; an unreachable lane has no server line.
 TEST(OnceReportTest, EachLaneSaysItsDsnAndServer) {
-  metrics::PollState state;
-  state.database_up = true;
-  state.servers = {Server("checks", true, 1), Server("locks", false, 1)};
-  std::string text =
-      FormatOnceReport(state, {{"checks", "host=standby", true}, {"locks", "host=primary", true}});
-  EXPECT_EQ(text.substr(0, text.find("\n\n")),
+  EXPECT_EQ(HeadOf({Server("checks", true, 1), Server("locks", false, 1)},
+                   {{"checks", "host=standby", true}, {"locks", "host=primary", true}}),
             "seatwatch report\n"
             "database (checks lane): host=standby (reachable)\n"
             "database (locks lane): host=primary (reachable)\n"
             "server (checks lane): standby, replay 0.4 s behind\n"
-            "server (locks lane): primary")
-      << text;
-  state.database_up = false;
-  state.servers = {Server("locks", false, 1)};
-  text = FormatOnceReport(state,
-                          {{"checks", "host=standby", false}, {"locks", "host=primary", true}});
-  EXPECT_EQ(text.substr(0, text.find("\n\n")),
+            "server (locks lane): primary");
+  EXPECT_EQ(HeadOf({Server("locks", false, 1)},
+                   {{"checks", "host=standby", false}, {"locks", "host=primary", true}},
+                   /*database_up=*/false),
             "seatwatch report\n"
             "database (checks lane): host=standby (UNREACHABLE)\n"
             "database (locks lane): host=primary (reachable)\n"
-            "server (locks lane): primary")
-      << text;
+            "server (locks lane): primary");
 }
 
 // A right-to-left override in a key would reverse the rest of the line on
 // the terminal.
 TEST(OnceReportTest, BidiControlsFromTheDatabaseAreEscaped) {
-  metrics::PollState state;
-  state.database_up = true;
-  auto violated = Check("b", true);
-  checks::CheckOutput output = *violated.output;
-  output.invariants[0].violations[0].labels[0].value = "A12\u202E\u2067x";
-  violated.output = std::make_shared<const checks::CheckOutput>(output);
-  state.checks = {violated};
-  std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
-  EXPECT_NE(text.find("event_id=A12\\xe2\\x80\\xae\\xe2\\x81\\xa7x  4"), std::string::npos) << text;
+  std::string text = ReportOf(UpState({ViolatedWithKey("A12\u202E\u2067x")}));
+  ExpectContains(text, {"event_id=A12\\xe2\\x80\\xae\\xe2\\x81\\xa7x  4"});
   EXPECT_EQ(text.find("\u202E"), std::string::npos) << text;
 }
 
 // Printable UTF-8 (an accented name, a euro sign) is shown as it is.
 TEST(OnceReportTest, PrintableUtf8IsKept) {
-  metrics::PollState state;
-  state.database_up = true;
-  auto violated = Check("b", true);
-  checks::CheckOutput output = *violated.output;
-  output.invariants[0].violations[0].labels[0].value = "Z\xc3\xbcrich \xe2\x82\xac";
-  violated.output = std::make_shared<const checks::CheckOutput>(output);
-  state.checks = {violated};
-  std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
-  EXPECT_NE(text.find("event_id=Z\xc3\xbcrich \xe2\x82\xac  4"), std::string::npos) << text;
+  std::string text = ReportOf(UpState({ViolatedWithKey("Z\xc3\xbcrich \xe2\x82\xac")}));
+  ExpectContains(text, {"event_id=Z\xc3\xbcrich \xe2\x82\xac  4"});
 }
 
 }  // namespace

@@ -19,8 +19,12 @@ struct Case {
   std::string normalized;
 };
 
+void ExpectNormalized(const std::vector<Case>& cases) {
+  for (const auto& c : cases) EXPECT_EQ(NormalizeQuery(c.sql), c.normalized) << c.sql;
+}
+
 TEST(NormalizeQueryTest, ReplacesEveryLiteralForm) {
-  const std::vector<Case> cases = {
+  ExpectNormalized({
       {"SELECT 1", "SELECT $1"},
       {"SELECT * FROM seats WHERE seat = 'A12' AND event_id = 1",
        "SELECT * FROM seats WHERE seat = $1 AND event_id = $2"},
@@ -44,12 +48,11 @@ TEST(NormalizeQueryTest, ReplacesEveryLiteralForm) {
       {"SELECT arr[1:2] FROM t", "SELECT arr[$1:$2] FROM t"},
       // Literals continued across a newline are one constant, as the server reads them.
       {"SELECT 'a'\n  'b', 'c' 'd'", "SELECT $1, $2 $3"},
-  };
-  for (const auto& c : cases) EXPECT_EQ(NormalizeQuery(c.sql), c.normalized) << c.sql;
+  });
 }
 
 TEST(NormalizeQueryTest, KeepsIdentifiersParametersAndCode) {
-  const std::vector<Case> cases = {
+  ExpectNormalized({
       {"SELECT t1.c2, s3.\"Quoted 'not a literal' 1\" FROM s3 AS t1",
        "SELECT t1.c2, s3.\"Quoted 'not a literal' 1\" FROM s3 AS t1"},
       {"SELECT \"a\"\"b\" FROM \"t\"", "SELECT \"a\"\"b\" FROM \"t\""},
@@ -61,13 +64,12 @@ TEST(NormalizeQueryTest, KeepsIdentifiersParametersAndCode) {
       {"SELECT $name", "SELECT $name"},
       {"autovacuum: VACUUM public.seats", "autovacuum: VACUUM public.seats"},
       {"", ""},
-  };
-  for (const auto& c : cases) EXPECT_EQ(NormalizeQuery(c.sql), c.normalized) << c.sql;
+  });
 }
 
 // pg_stat_statements keeps comments; free text can carry a secret, so they go.
 TEST(NormalizeQueryTest, DropsComments) {
-  const std::vector<Case> cases = {
+  ExpectNormalized({
       {"SELECT 1 -- password 'hunter2'\nFROM t", "SELECT $1 \nFROM t"},
       {"SELECT a--b\nFROM t", "SELECT a\nFROM t"},
       {"SELECT /* outer /* inner */ still 'x' */ 1", "SELECT $1"},
@@ -76,14 +78,13 @@ TEST(NormalizeQueryTest, DropsComments) {
       {"SELECT 1 -- hunter2", "SELECT $1 "},
       {"SELECT '--not a comment', \"/*ident*/\"", "SELECT $1, \"/*ident*/\""},
       {"SELECT $$ /* $$, 2 /* 'x' */", "SELECT $1, $2 "},
-  };
-  for (const auto& c : cases) EXPECT_EQ(NormalizeQuery(c.sql), c.normalized) << c.sql;
+  });
 }
 
 // pg_stat_activity cuts texts at track_activity_query_size, often inside a
 // literal: whatever is unterminated is hidden to the end.
 TEST(NormalizeQueryTest, HidesUnterminatedLiteralsToTheEnd) {
-  const std::vector<Case> cases = {
+  ExpectNormalized({
       {"UPDATE x SET p = 'TopSec", "UPDATE x SET p = $1"},
       {"UPDATE x SET p = E'Top\\'Sec", "UPDATE x SET p = $1"},
       {"SELECT $$TopSec", "SELECT $1"},
@@ -94,8 +95,7 @@ TEST(NormalizeQueryTest, HidesUnterminatedLiteralsToTheEnd) {
       {"SELECT \"unterminated ident", "SELECT \"unterminated ident"},
       {"SELECT '", "SELECT $1"},
       {"SELECT E'\\", "SELECT $1"},
-  };
-  for (const auto& c : cases) EXPECT_EQ(NormalizeQuery(c.sql), c.normalized) << c.sql;
+  });
 }
 
 // A session with standard_conforming_strings = off reads a backslash in '...'

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "metrics/family.h"
+#include "unit/text_expectations.h"
 
 namespace seatwatch::metrics {
 namespace {
+
+using seatwatch::testing::ExpectContains;
 
 CheckStatus Status(const std::string& name, bool success) {
   CheckStatus status;
@@ -48,21 +51,17 @@ PollState StateWithViolation() {
 
 TEST(SnapshotBuilderTest, RendersInvariantAndCheckSeries) {
   std::string text = BuildSnapshot(StateWithViolation()).MetricsText();
-  EXPECT_NE(text.find("seatwatch_up 1\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("seatwatch_build_info{version=\"1.2.3\"} 1\n"), std::string::npos);
-  EXPECT_NE(text.find("seatwatch_invariant_ok{invariant=\"sold_seat_without_ticket\"} 0\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("seatwatch_invariant_ok{invariant=\"ticket_without_sold_seat\"} 1\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("seatwatch_invariant_violations{invariant=\"sold_seat_without_ticket\",event_id=\"7\"} 2\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("seatwatch_invariant_status_since_timestamp_seconds{invariant=\"sold_seat_without_ticket\"} 1699999990\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("seatwatch_check_success{check=\"holds\"} 0\n"), std::string::npos);
-  EXPECT_NE(text.find("seatwatch_check_errors_total{check=\"holds\",reason=\"timeout\"} 2\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("# TYPE seatwatch_check_errors_total counter"), std::string::npos);
-  EXPECT_NE(text.find("seatwatch_event_inventory 5\n"), std::string::npos);
+  ExpectContains(
+      text,
+      {"seatwatch_up 1\n", "seatwatch_build_info{version=\"1.2.3\"} 1\n",
+       "seatwatch_invariant_ok{invariant=\"sold_seat_without_ticket\"} 0\n",
+       "seatwatch_invariant_ok{invariant=\"ticket_without_sold_seat\"} 1\n",
+       "seatwatch_invariant_violations{invariant=\"sold_seat_without_ticket\",event_id=\"7\"} 2\n",
+       "seatwatch_invariant_status_since_timestamp_seconds"
+       "{invariant=\"sold_seat_without_ticket\"} 1699999990\n",
+       "seatwatch_check_success{check=\"holds\"} 0\n",
+       "seatwatch_check_errors_total{check=\"holds\",reason=\"timeout\"} 2\n",
+       "# TYPE seatwatch_check_errors_total counter", "seatwatch_event_inventory 5\n"});
 }
 
 TEST(SnapshotBuilderTest, SharesEachChecksTextInsteadOfCopyingIt) {
@@ -88,14 +87,11 @@ TEST(SnapshotBuilderTest, EmptyFamiliesAreDropped) {
 
 TEST(SnapshotBuilderTest, InvariantsJsonShowsStatusAndUnknown) {
   std::string json = InvariantsJson(StateWithViolation());
-  EXPECT_NE(json.find(R"({"name":"sold_seat_without_ticket","check":"booking","status":"violated")"),
-            std::string::npos)
-      << json;
-  EXPECT_NE(json.find(R"("violations":[{"labels":{"event_id":"7"},"value":2}])"), std::string::npos);
-  EXPECT_NE(json.find(R"({"name":"ticket_without_sold_seat","check":"booking","status":"ok")"),
-            std::string::npos);
-  EXPECT_NE(json.find(R"({"name":"some_failing_invariant","check":"holds","status":"unknown")"),
-            std::string::npos);
+  ExpectContains(json,
+                 {R"({"name":"sold_seat_without_ticket","check":"booking","status":"violated")",
+                  R"("violations":[{"labels":{"event_id":"7"},"value":2}])",
+                  R"({"name":"ticket_without_sold_seat","check":"booking","status":"ok")",
+                  R"({"name":"some_failing_invariant","check":"holds","status":"unknown")"});
 }
 
 TEST(HistogramDataTest, CumulativeBuckets) {
