@@ -10,11 +10,8 @@ void ParseLocks(TableReader& reader, LocksConfig& locks) {
   if (auto v = reader.Duration("interval")) locks.interval = *v;
   if (auto v = reader.Duration("statement_timeout")) locks.statement_timeout = *v;
   if (auto v = reader.Duration("log_threshold")) locks.log_threshold = *v;
-  using ShowQuery = LocksConfig::ShowQuery;
-  if (const toml::node* node = reader.Find("show_query"); node && node->is_boolean()) {
-    // Booleans are the older form: false hid the text, true showed it (now normalized).
-    locks.show_query = *node->value<bool>() ? ShowQuery::kNormalized : ShowQuery::kNone;
-  } else if (auto name = reader.Choice("show_query")) {
+  if (auto name = reader.Choice("show_query")) {
+    using ShowQuery = LocksConfig::ShowQuery;
     locks.show_query = *name == "raw"    ? ShowQuery::kRaw
                        : *name == "none" ? ShowQuery::kNone
                                          : ShowQuery::kNormalized;
