@@ -151,7 +151,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind) {
       "interval",   "invariant_column",  "invariants", "detail_sql",   "max_rows",
       "key",        "tables",  "scoped_sql",           "expiry_column"};
   for (const auto& key : kKeys) {
-    if (const toml::node* node = reader.Find(key)) query.keys[key] = reader.Where(*node);
+    if (const toml::node* node = reader.Peek(key)) query.keys[key] = reader.Where(*node);
   }
   ParseCommonKeys(reader, query);
   CheckLabels(reader, query);

@@ -23,9 +23,12 @@ class TableReader {
   // "http.basic_auth"); empty for the file's top level.
   TableReader(const toml::table& table, std::string file, std::string prefix);
 
-  // The node of `key`, or nullptr; marks the key as read either way.
+  // The node of `key`, or nullptr; marks the key as read either way. Throws
+  // std::logic_error for a key that is not in the key table.
   const toml::node* Find(const std::string& key);
   bool Has(const std::string& key) { return Find(key) != nullptr; }
+  // The node of `key`, or nullptr, without marking it read.
+  const toml::node* Peek(const std::string& key) const { return table_.get(key); }
 
   std::string Qualified(const std::string& key) const;
   const KeySpec& Spec(const std::string& key) const { return KeyNamed(Qualified(key)); }
