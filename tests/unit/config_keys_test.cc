@@ -236,16 +236,16 @@ sql = "h.sql"
 interval = "5s"
 
 [cleanup]
-enabled = true
-sql = "c.sql"
-dry_run_sql = "c.dry.sql"
-interval = "1s"
-batch_size = 20
-max_batches = 5
-batch_pause = "0ms"
-lock_timeout = "25ms"
-statement_timeout = "500ms"
 dry_run = true
+dry_run_sql = "c.dry.sql"
+statement_timeout = "400ms"
+lock_timeout = "20ms"
+sql = "c.sql"
+batch_pause = "10ms"
+max_batches = 3
+batch_size = 10
+interval = "2s"
+enabled = true
 
 [changes]
 enabled = true
