@@ -154,41 +154,41 @@ std::optional<Millis> TableReader::Duration(const std::string& key) {
   return value;
 }
 
-std::optional<std::vector<std::string>> TableReader::StringArray(const std::string& key) {
+std::optional<std::vector<std::string>> TableReader::Array(
+    const std::string& key, const std::string& problem, const std::string& item_problem,
+    const std::function<std::optional<std::string>(const toml::node&)>& text_of) {
   const toml::node* node = Find(key);
   if (!node) return std::nullopt;
   const toml::array* array = node->as_array();
-  if (!array) Fail(Where(*node), Qualified(key), "must be an array of strings");
+  if (!array) Fail(Where(*node), Qualified(key), problem);
   std::vector<std::string> out;
   for (const toml::node& item : *array) {
-    if (!item.is_string()) Fail(Where(item), Qualified(key), "must be an array of strings");
-    out.push_back(*item.value<std::string>());
+    std::optional<std::string> text = text_of(item);
+    if (!text) Fail(Where(item), Qualified(key), item_problem);
+    out.push_back(std::move(*text));
   }
   return out;
 }
 
+std::optional<std::vector<std::string>> TableReader::StringArray(const std::string& key) {
+  const std::string problem = "must be an array of strings";
+  return Array(key, problem, problem, [](const toml::node& item) {
+    return item.is_string() ? item.value<std::string>() : std::nullopt;
+  });
+}
+
 std::optional<std::vector<std::string>> TableReader::ScalarArray(const std::string& key) {
-  const toml::node* node = Find(key);
-  if (!node) return std::nullopt;
-  const toml::array* array = node->as_array();
-  if (!array) Fail(Where(*node), Qualified(key), "must be an array");
-  std::vector<std::string> out;
-  for (const toml::node& item : *array) {
-    if (item.is_string()) {
-      out.push_back(*item.value<std::string>());
-    } else if (item.is_integer()) {
-      out.push_back(std::to_string(*item.value<int64_t>()));
-    } else if (item.is_floating_point()) {
-      std::ostringstream text;
-      text << *item.value<double>();
-      out.push_back(text.str());
-    } else if (item.is_boolean()) {
-      out.push_back(*item.value<bool>() ? "true" : "false");
-    } else {
-      Fail(Where(item), Qualified(key), "parameters must be strings, numbers or booleans");
-    }
-  }
-  return out;
+  auto text_of = [](const toml::node& item) -> std::optional<std::string> {
+    if (item.is_string()) return item.value<std::string>();
+    if (item.is_integer()) return std::to_string(*item.value<int64_t>());
+    if (item.is_boolean()) return *item.value<bool>() ? "true" : "false";
+    if (!item.is_floating_point()) return std::nullopt;
+    std::ostringstream text;
+    text << *item.value<double>();
+    return text.str();
+  };
+  return Array(key, "must be an array", "parameters must be strings, numbers or booleans",
+               text_of);
 }
 
 const toml::table* TableReader::Table(const std::string& key) {

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -58,6 +59,13 @@ class TableReader {
   void RejectUnknownKeys() const;
 
  private:
+  // The array `key` with each item's text; `text_of` returns nullopt for an
+  // item of the wrong type. `problem` says what the key must be,
+  // `item_problem` what each item must be.
+  std::optional<std::vector<std::string>> Array(
+      const std::string& key, const std::string& problem, const std::string& item_problem,
+      const std::function<std::optional<std::string>(const toml::node&)>& text_of);
+
   const toml::table& table_;
   std::string file_;
   std::string prefix_;
