@@ -6,23 +6,18 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "config/config_error.h"
 #include "config/describe.h"
 #include "config/load.h"
 #include "config/overrides.h"
 #include "config/parse.h"
-#include "support/test_config.h"
 #include "support/test_env.h"
+#include "unit/config_text.h"
 
 namespace seatwatch::config {
 namespace {
-
-using namespace std::chrono_literals;
-
-constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
-
-std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
 
 // An [[invariant]] with the incremental keys; `extra` goes inside the entry.
 std::string Entry(const std::string& incremental, const std::string& extra = "") {
@@ -36,35 +31,39 @@ const std::string kIncremental =
     "tables = { seats = \"event_id\", \"booking.tickets\" = \"event_id\" }\n"
     "scoped_sql = \"../queries/r.scoped.sql\"\n";
 
-EnvLookup Env(std::map<std::string, std::string> values) {
-  return [values](const std::string& name) -> std::optional<std::string> {
-    auto it = values.find(name);
-    if (it == values.end()) return std::nullopt;
-    return it->second;
-  };
+// LoadConfig's error for the file at `path`, or "(no error)".
+std::string LoadErrorOf(const std::string& path) {
+  try {
+    LoadConfig(path);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// The tunables of a [changes] table as one tuple: a mismatch prints both.
+auto Tunables(const ChangesConfig& c) {
+  return std::make_tuple(c.interval, c.full_pass_interval, c.statement_timeout, c.create_timeout,
+                         c.max_changes);
 }
 
 TEST(ChangesConfigTest, OffByDefaultWithTheDesignDefaults) {
-  Config config = ParseConfig("", kPath);
+  Config config = ParseText("");
   const ChangesConfig& changes = config.changes;
   EXPECT_FALSE(changes.enabled);
   EXPECT_EQ(changes.dsn, "");
   EXPECT_EQ(changes.publication, "seatwatch");
   EXPECT_EQ(changes.slot_prefix, "seatwatch");
-  EXPECT_EQ(changes.interval, 1s);
-  EXPECT_EQ(changes.full_pass_interval, 1h);
-  EXPECT_EQ(changes.statement_timeout, 5s);
-  EXPECT_EQ(changes.create_timeout, 5s);
-  EXPECT_EQ(changes.max_changes, 100000);
+  EXPECT_EQ(Tunables(changes), std::make_tuple(1s, 1h, 5s, 5s, 100000));
   EXPECT_EQ(changes.where.line, 0);
   // An empty dsn means the monitor's own.
   EXPECT_EQ(config.ChangesDsn(), "postgresql:///booking");
   // A table without `enabled` stays off: the feed is only ever asked for.
-  EXPECT_FALSE(ParseConfig("[changes]\ninterval = \"2s\"\n", kPath).changes.enabled);
+  EXPECT_FALSE(ParseText("[changes]\ninterval = \"2s\"\n").changes.enabled);
 }
 
 TEST(ChangesConfigTest, EveryKey) {
-  Config config = ParseConfig(Entry(kIncremental) + R"(
+  Config config = ParseText(Entry(kIncremental) + R"(
 [changes]
 enabled = true
 dsn = "host=primary user=seatwatch_changes dbname=booking"
@@ -75,19 +74,14 @@ full_pass_interval = "30m"
 statement_timeout = "2s"
 create_timeout = "750ms"
 max_changes = 5000
-)",
-                              kPath);
+)");
   const ChangesConfig& changes = config.changes;
   EXPECT_TRUE(changes.enabled);
   EXPECT_EQ(changes.dsn, "host=primary user=seatwatch_changes dbname=booking");
   EXPECT_EQ(config.ChangesDsn(), changes.dsn);
   EXPECT_EQ(changes.publication, "booking_feed");
   EXPECT_EQ(changes.slot_prefix, "sw_eu1");
-  EXPECT_EQ(changes.interval, 500ms);
-  EXPECT_EQ(changes.full_pass_interval, 30min);
-  EXPECT_EQ(changes.statement_timeout, 2s);
-  EXPECT_EQ(changes.create_timeout, 750ms);
-  EXPECT_EQ(changes.max_changes, 5000);
+  EXPECT_EQ(Tunables(changes), std::make_tuple(500ms, 30min, 2s, 750ms, 5000));
   EXPECT_EQ(changes.where.line, 10);
 }
 
@@ -111,7 +105,7 @@ TEST(ChangesConfigTest, DurationRanges) {
   EXPECT_EQ(ErrorOf("[changes]\ninterval = \"99ms\"\n"),
             "/etc/seatwatch/seatwatch.toml:2:12: changes.interval: must be at least 100ms and at most 24h "
             "(got 99ms)");
-  EXPECT_EQ(ParseConfig("[changes]\ninterval = \"100ms\"\n", kPath).changes.interval, 100ms);
+  EXPECT_EQ(ParseText("[changes]\ninterval = \"100ms\"\n").changes.interval, 100ms);
   EXPECT_EQ(ErrorOf("[changes]\ninterval = \"2s\"\nfull_pass_interval = \"1s\"\n"),
             "/etc/seatwatch/seatwatch.toml:3:22: changes.full_pass_interval: must be at least "
             "changes.interval (2s; got 1s)");
@@ -119,7 +113,7 @@ TEST(ChangesConfigTest, DurationRanges) {
   EXPECT_EQ(ErrorOf("[changes]\ninterval = \"2h\"\n"),
             "/etc/seatwatch/seatwatch.toml:2:12: changes.full_pass_interval: must be at least "
             "changes.interval (2h; got 1h)");
-  Config equal = ParseConfig("[changes]\ninterval = \"5s\"\nfull_pass_interval = \"5s\"\n", kPath);
+  Config equal = ParseText("[changes]\ninterval = \"5s\"\nfull_pass_interval = \"5s\"\n");
   EXPECT_EQ(equal.changes.full_pass_interval, 5s);
   EXPECT_EQ(ErrorOf("[changes]\nstatement_timeout = \"0ms\"\n"),
             "/etc/seatwatch/seatwatch.toml:2:21: changes.statement_timeout: must be at least 1ms and at "
@@ -135,8 +129,8 @@ TEST(ChangesConfigTest, MaxChangesRange) {
   EXPECT_EQ(ErrorOf("[changes]\nmax_changes = 10000001\n"),
             "/etc/seatwatch/seatwatch.toml:2:15: changes.max_changes: must be between 1 and 10000000 (got "
             "10000001)");
-  EXPECT_EQ(ParseConfig("[changes]\nmax_changes = 1\n", kPath).changes.max_changes, 1);
-  EXPECT_EQ(ParseConfig("[changes]\nmax_changes = 10000000\n", kPath).changes.max_changes, 10000000);
+  EXPECT_EQ(ParseText("[changes]\nmax_changes = 1\n").changes.max_changes, 1);
+  EXPECT_EQ(ParseText("[changes]\nmax_changes = 10000000\n").changes.max_changes, 10000000);
 }
 
 TEST(ChangesConfigTest, PublicationAndSlotPrefixAreShortIdentifiers) {
@@ -148,8 +142,8 @@ TEST(ChangesConfigTest, PublicationAndSlotPrefixAreShortIdentifiers) {
   EXPECT_EQ(ErrorOf("[changes]\nslot_prefix = \"a;drop\"\n"),
             "/etc/seatwatch/seatwatch.toml:2:15: changes.slot_prefix: \"a;drop\" must match [a-z_][a-z0-9_]*");
   const std::string forty(40, 'p');
-  EXPECT_EQ(ParseConfig("[changes]\nslot_prefix = \"" + forty + "\"\n", kPath).changes.slot_prefix, forty);
-  EXPECT_EQ(ParseConfig("[changes]\npublication = \"" + forty + "\"\n", kPath).changes.publication, forty);
+  EXPECT_EQ(ParseText("[changes]\nslot_prefix = \"" + forty + "\"\n").changes.slot_prefix, forty);
+  EXPECT_EQ(ParseText("[changes]\npublication = \"" + forty + "\"\n").changes.publication, forty);
   EXPECT_EQ(ErrorOf("[changes]\nslot_prefix = \"" + forty + "x\"\n"),
             "/etc/seatwatch/seatwatch.toml:2:15: changes.slot_prefix: is 41 characters long; at most 40");
   EXPECT_EQ(ErrorOf("[changes]\npublication = \"" + forty + "x\"\n"),
@@ -165,7 +159,7 @@ TEST(ChangesConfigTest, DsnMustParseAndNeverShowsItsPassword) {
 }
 
 TEST(ChangesConfigTest, EnvironmentOverridesTheDsn) {
-  Config config = ParseConfig("[changes]\ndsn = \"host=file\"\n", kPath);
+  Config config = ParseText("[changes]\ndsn = \"host=file\"\n");
   ApplyEnvironment(config, Env({{"SEATWATCH_CHANGES_DSN", "host=env user=repl"}}));
   EXPECT_EQ(config.changes.dsn, "host=env user=repl");
   EXPECT_EQ(config.ChangesDsn(), "host=env user=repl");
@@ -174,7 +168,7 @@ TEST(ChangesConfigTest, EnvironmentOverridesTheDsn) {
   EXPECT_EQ(config.database.dsn, "host=monitor");
   EXPECT_EQ(config.ChangesDsn(), "host=env user=repl");
   // Empty is unset, as for SEATWATCH_DSN.
-  Config plain = ParseConfig("", kPath);
+  Config plain = ParseText("");
   ApplyEnvironment(plain, Env({{"SEATWATCH_CHANGES_DSN", ""}}));
   EXPECT_EQ(plain.changes.dsn, "");
   try {
@@ -192,15 +186,15 @@ TEST(ChangesConfigTest, EnabledWithoutAnIncrementalEntryIsAnError) {
             "/etc/seatwatch/seatwatch.toml:6:1: changes.enabled: is true, but no [[invariant]] or "
             "[[metric]] is incremental (none sets key, tables and scoped_sql), so nothing would read the "
             "change feed");
-  EXPECT_TRUE(ParseConfig(Entry(kIncremental) + "[changes]\nenabled = true\n", kPath).changes.enabled);
+  EXPECT_TRUE(ParseText(Entry(kIncremental) + "[changes]\nenabled = true\n").changes.enabled);
   // An incremental entry with the feed off: full passes, no error.
-  Config off = ParseConfig(Entry(kIncremental), kPath);
+  Config off = ParseText(Entry(kIncremental));
   EXPECT_FALSE(off.changes.enabled);
   EXPECT_EQ(off.queries[0].key, "event_id");
 }
 
 TEST(ChangesConfigTest, EntryKeysOfAnInvariant) {
-  Config config = ParseConfig(Entry(kIncremental, "expiry_column = \"next_expiry_unix\"\n"), kPath);
+  Config config = ParseText(Entry(kIncremental, "expiry_column = \"next_expiry_unix\"\n"));
   const QueryConfig& entry = config.queries.at(0);
   EXPECT_EQ(entry.key, "event_id");
   std::map<std::string, std::string> tables = {{"seats", "event_id"}, {"booking.tickets", "event_id"}};
@@ -212,7 +206,7 @@ TEST(ChangesConfigTest, EntryKeysOfAnInvariant) {
   // Read only when loaded: incremental() is about the text that will run.
   EXPECT_FALSE(entry.incremental());
   // Without the keys, nothing is incremental.
-  const QueryConfig plain = ParseConfig(Entry(""), kPath).queries.at(0);
+  const QueryConfig plain = ParseText(Entry("")).queries.at(0);
   EXPECT_TRUE(plain.key.empty());
   EXPECT_TRUE(plain.tables.empty());
   EXPECT_TRUE(plain.scoped_sql_path.empty());
@@ -220,10 +214,9 @@ TEST(ChangesConfigTest, EntryKeysOfAnInvariant) {
 }
 
 TEST(ChangesConfigTest, EntryKeysOfAMetric) {
-  Config config = ParseConfig(
+  Config config = ParseText(
       "[[metric]]\nname = \"inventory\"\nsql = \"r.sql\"\nlabels = [\"event_id\", \"kind\"]\nvalue = \"count\"\n" +
-          kIncremental + "expiry_column = \"next_expiry_unix\"\n",
-      kPath);
+          kIncremental + "expiry_column = \"next_expiry_unix\"\n");
   const QueryConfig& entry = config.queries.at(0);
   EXPECT_EQ(entry.key, "event_id");
   EXPECT_EQ(entry.tables.size(), 2u);
@@ -232,21 +225,24 @@ TEST(ChangesConfigTest, EntryKeysOfAMetric) {
 }
 
 TEST(ChangesConfigTest, KeyTablesAndScopedSqlComeTogether) {
-  EXPECT_EQ(ErrorOf(Entry("key = \"event_id\"\n")),
-            "/etc/seatwatch/seatwatch.toml:1:1: invariant.tables: is required with key: incremental mode "
-            "needs key, tables and scoped_sql");
-  EXPECT_EQ(ErrorOf(Entry("key = \"event_id\"\ntables = { seats = \"event_id\" }\n")),
-            "/etc/seatwatch/seatwatch.toml:1:1: invariant.scoped_sql: is required with key and tables: "
-            "incremental mode needs key, tables and scoped_sql");
-  EXPECT_EQ(ErrorOf(Entry("tables = { seats = \"event_id\" }\nscoped_sql = \"s.sql\"\n")),
-            "/etc/seatwatch/seatwatch.toml:1:1: invariant.key: is required with tables and scoped_sql: "
-            "incremental mode needs key, tables and scoped_sql");
-  EXPECT_EQ(ErrorOf(Entry("scoped_sql = \"s.sql\"\n")),
-            "/etc/seatwatch/seatwatch.toml:1:1: invariant.key: is required with scoped_sql: incremental "
-            "mode needs key, tables and scoped_sql");
-  EXPECT_EQ(ErrorOf(Entry("expiry_column = \"next_expiry_unix\"\n")),
-            "/etc/seatwatch/seatwatch.toml:6:17: invariant.expiry_column: needs key, tables and scoped_sql: "
-            "it is read only in incremental mode");
+  const std::pair<std::string, std::string> kIncomplete[] = {
+      {Entry("key = \"event_id\"\n"),
+       "/etc/seatwatch/seatwatch.toml:1:1: invariant.tables: is required with key: incremental mode "
+       "needs key, tables and scoped_sql"},
+      {Entry("key = \"event_id\"\ntables = { seats = \"event_id\" }\n"),
+       "/etc/seatwatch/seatwatch.toml:1:1: invariant.scoped_sql: is required with key and tables: "
+       "incremental mode needs key, tables and scoped_sql"},
+      {Entry("tables = { seats = \"event_id\" }\nscoped_sql = \"s.sql\"\n"),
+       "/etc/seatwatch/seatwatch.toml:1:1: invariant.key: is required with tables and scoped_sql: "
+       "incremental mode needs key, tables and scoped_sql"},
+      {Entry("scoped_sql = \"s.sql\"\n"),
+       "/etc/seatwatch/seatwatch.toml:1:1: invariant.key: is required with scoped_sql: incremental "
+       "mode needs key, tables and scoped_sql"},
+      {Entry("expiry_column = \"next_expiry_unix\"\n"),
+       "/etc/seatwatch/seatwatch.toml:6:17: invariant.expiry_column: needs key, tables and scoped_sql: "
+       "it is read only in incremental mode"},
+  };
+  for (const auto& [toml, expected] : kIncomplete) EXPECT_EQ(ErrorOf(toml), expected);
 }
 
 TEST(ChangesConfigTest, KeyIsOneOfTheLabels) {
@@ -296,7 +292,7 @@ TEST(ChangesConfigTest, ScopedSqlIsAPath) {
   EXPECT_EQ(ErrorOf(Entry("key = \"event_id\"\ntables = { seats = \"event_id\" }\nscoped_sql = 1\n")),
             "/etc/seatwatch/seatwatch.toml:8:14: invariant.scoped_sql: must be a string");
   Config absolute =
-      ParseConfig(Entry("key = \"event_id\"\ntables = { seats = \"event_id\" }\nscoped_sql = \"/q/s.sql\"\n"), kPath);
+      ParseText(Entry("key = \"event_id\"\ntables = { seats = \"event_id\" }\nscoped_sql = \"/q/s.sql\"\n"));
   EXPECT_EQ(absolute.queries[0].scoped_sql_path, "/q/s.sql");
 }
 
@@ -329,23 +325,14 @@ TEST(ChangesConfigTest, ScopedSqlIsReadTrimmedWhenLoaded) {
 
   testing::WriteFile(dir + "/seatwatch.toml",
                      Entry("key = \"event_id\"\ntables = { seats = \"event_id\" }\nscoped_sql = \"missing.sql\"\n"));
-  try {
-    LoadConfig(dir + "/seatwatch.toml");
-    FAIL() << "no error";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), dir + "/seatwatch.toml:8:14: invariant.scoped_sql: cannot read " + dir +
-                                         "/missing.sql: No such file or directory");
-  }
+  EXPECT_EQ(LoadErrorOf(dir + "/seatwatch.toml"),
+            dir + "/seatwatch.toml:8:14: invariant.scoped_sql: cannot read " + dir +
+                "/missing.sql: No such file or directory");
   testing::WriteFile(dir + "/empty.sql", " ;\n");
   testing::WriteFile(dir + "/seatwatch.toml",
                      Entry("key = \"event_id\"\ntables = { seats = \"event_id\" }\nscoped_sql = \"empty.sql\"\n"));
-  try {
-    LoadConfig(dir + "/seatwatch.toml");
-    FAIL() << "no error";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), dir + "/seatwatch.toml:8:14: invariant.scoped_sql: " + dir +
-                                         "/empty.sql holds no SQL");
-  }
+  EXPECT_EQ(LoadErrorOf(dir + "/seatwatch.toml"),
+            dir + "/seatwatch.toml:8:14: invariant.scoped_sql: " + dir + "/empty.sql holds no SQL");
 }
 
 TEST(ChangesConfigTest, MetricNamesOfTheFeedAreReserved) {
@@ -357,7 +344,7 @@ TEST(ChangesConfigTest, MetricNamesOfTheFeedAreReserved) {
 }
 
 TEST(ChangesConfigTest, CheckConfigSaysWhichEntriesAreIncremental) {
-  Config off = ParseConfig(Entry(kIncremental, "expiry_column = \"next_expiry_unix\"\n"), kPath);
+  Config off = ParseText(Entry(kIncremental, "expiry_column = \"next_expiry_unix\"\n"));
   std::vector<std::string> lines = DescribeIncremental(off);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "changes: enabled = false: incremental entries run full passes at their interval");
@@ -365,9 +352,8 @@ TEST(ChangesConfigTest, CheckConfigSaysWhichEntriesAreIncremental) {
             "invariant recon: incremental (key event_id; tables booking.tickets.event_id, seats.event_id; "
             "scoped_sql /etc/queries/r.scoped.sql; expiry_column next_expiry_unix)");
 
-  Config on = ParseConfig(Entry(kIncremental) +
-                              "[changes]\nenabled = true\ndsn = \"host=db user=repl password=hunter2\"\n",
-                          kPath);
+  Config on = ParseText(Entry(kIncremental) +
+                              "[changes]\nenabled = true\ndsn = \"host=db user=repl password=hunter2\"\n");
   lines = DescribeIncremental(on);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0],
@@ -377,7 +363,7 @@ TEST(ChangesConfigTest, CheckConfigSaysWhichEntriesAreIncremental) {
             "invariant recon: incremental (key event_id; tables booking.tickets.event_id, seats.event_id; "
             "scoped_sql /etc/queries/r.scoped.sql)");
 
-  EXPECT_TRUE(DescribeIncremental(ParseConfig(Entry(""), kPath)).empty());
+  EXPECT_TRUE(DescribeIncremental(ParseText(Entry(""))).empty());
 }
 
 }  // namespace

@@ -16,22 +16,10 @@
 #include "config/validate.h"
 #include "db/conninfo.h"
 #include "poll/lane.h"
-#include "support/test_config.h"
+#include "unit/config_text.h"
 
 namespace seatwatch::config {
 namespace {
-
-constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
-
-std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
-
-EnvLookup Env(std::map<std::string, std::string> values) {
-  return [values](const std::string& name) -> std::optional<std::string> {
-    auto it = values.find(name);
-    if (it == values.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 std::string EnvErrorOf(Config config, const std::map<std::string, std::string>& values) {
   try {
@@ -46,30 +34,29 @@ const std::string kStandby =
     "host=db2,db1 port=5433,5432 dbname=booking user=seatwatch target_session_attrs=prefer-standby";
 
 TEST(ChecksDsnConfigTest, EmptyByDefaultSoTheChecksLaneReadsTheDatabaseDsn) {
-  Config config = ParseConfig("", kPath);
+  Config config = ParseText("");
   EXPECT_EQ(config.checks.dsn, "");
   EXPECT_EQ(config.checks.where.line, 0);
   EXPECT_EQ(config.ChecksDsn(), "postgresql:///booking");
-  Config moved = ParseConfig("[database]\ndsn = \"host=primary dbname=booking\"\n", kPath);
+  Config moved = ParseText("[database]\ndsn = \"host=primary dbname=booking\"\n");
   EXPECT_EQ(moved.ChecksDsn(), "host=primary dbname=booking");
   // An empty table, or an empty dsn, is the same.
-  Config empty = ParseConfig("[checks]\n", kPath);
+  Config empty = ParseText("[checks]\n");
   EXPECT_EQ(empty.checks.where.line, 1);
   EXPECT_EQ(empty.ChecksDsn(), "postgresql:///booking");
-  EXPECT_EQ(ParseConfig("[checks]\ndsn = \"\"\n", kPath).ChecksDsn(), "postgresql:///booking");
+  EXPECT_EQ(ParseText("[checks]\ndsn = \"\"\n").ChecksDsn(), "postgresql:///booking");
 }
 
 TEST(ChecksDsnConfigTest, ParsesTheDsnAndKeepsTheOtherLanesOnTheDatabaseDsn) {
-  Config config = ParseConfig("[database]\ndsn = \"host=db1,db2 dbname=booking target_session_attrs=primary\"\n"
-                              "\n[checks]\ndsn = \"" + kStandby + "\"\n",
-                              kPath);
+  Config config = ParseText("[database]\ndsn = \"host=db1,db2 dbname=booking target_session_attrs=primary\"\n"
+                              "\n[checks]\ndsn = \"" + kStandby + "\"\n");
   EXPECT_EQ(config.checks.dsn, kStandby);
   EXPECT_EQ(config.ChecksDsn(), kStandby);
   EXPECT_EQ(config.checks.where.line, 4);
   EXPECT_EQ(config.database.dsn, "host=db1,db2 dbname=booking target_session_attrs=primary");
   EXPECT_EQ(config.ChangesDsn(), config.database.dsn);
   // A URI works as well.
-  EXPECT_EQ(ParseConfig("[checks]\ndsn = \"postgresql://db2,db1/booking?target_session_attrs=any\"\n", kPath)
+  EXPECT_EQ(ParseText("[checks]\ndsn = \"postgresql://db2,db1/booking?target_session_attrs=any\"\n")
                 .ChecksDsn(),
             "postgresql://db2,db1/booking?target_session_attrs=any");
 }
@@ -105,13 +92,13 @@ TEST(ChecksDsnConfigTest, TargetSessionAttrsMustBeOneLibpqKnows) {
             "one of any, read-write, read-only, primary, standby, prefer-standby");
   for (const char* attrs : {"any", "read-write", "read-only", "primary", "standby", "prefer-standby"}) {
     std::string dsn = std::string("host=a,b target_session_attrs=") + attrs;
-    EXPECT_EQ(ParseConfig("[checks]\ndsn = \"" + dsn + "\"\n", kPath).checks.dsn, dsn);
-    EXPECT_EQ(ParseConfig("[database]\ndsn = \"" + dsn + "\"\n", kPath).database.dsn, dsn);
+    EXPECT_EQ(ParseText("[checks]\ndsn = \"" + dsn + "\"\n").checks.dsn, dsn);
+    EXPECT_EQ(ParseText("[database]\ndsn = \"" + dsn + "\"\n").database.dsn, dsn);
   }
 }
 
 TEST(ChecksDsnConfigTest, EnvironmentOverridesTheDsn) {
-  Config config = ParseConfig("[checks]\ndsn = \"host=file\"\n", kPath);
+  Config config = ParseText("[checks]\ndsn = \"host=file\"\n");
   ApplyEnvironment(config, Env({{"SEATWATCH_CHECKS_DSN", "host=standby user=reader password=hunter2"}}));
   EXPECT_EQ(config.checks.dsn, "host=standby user=reader password=hunter2");
   EXPECT_EQ(config.ChecksDsn(), "host=standby user=reader password=hunter2");
@@ -120,11 +107,11 @@ TEST(ChecksDsnConfigTest, EnvironmentOverridesTheDsn) {
   EXPECT_EQ(config.database.dsn, "host=primary");
   EXPECT_EQ(config.ChecksDsn(), "host=standby user=reader password=hunter2");
   // Without [checks] in the file too.
-  Config plain = ParseConfig("", kPath);
+  Config plain = ParseText("");
   ApplyEnvironment(plain, Env({{"SEATWATCH_CHECKS_DSN", "host=standby"}}));
   EXPECT_EQ(plain.ChecksDsn(), "host=standby");
   // Empty is unset, as for SEATWATCH_DSN.
-  Config unset = ParseConfig("", kPath);
+  Config unset = ParseText("");
   ApplyEnvironment(unset, Env({{"SEATWATCH_CHECKS_DSN", ""}, {"SEATWATCH_DSN", "host=primary"}}));
   EXPECT_EQ(unset.checks.dsn, "");
   EXPECT_EQ(unset.ChecksDsn(), "host=primary");
@@ -132,19 +119,18 @@ TEST(ChecksDsnConfigTest, EnvironmentOverridesTheDsn) {
 
 TEST(ChecksDsnConfigTest, EnvironmentDsnErrorsNameTheVariable) {
   std::string error =
-      EnvErrorOf(ParseConfig("", kPath), {{"SEATWATCH_CHECKS_DSN", "host='unterminated password=hunter2"}});
+      EnvErrorOf(ParseText(""), {{"SEATWATCH_CHECKS_DSN", "host='unterminated password=hunter2"}});
   EXPECT_EQ(error.rfind("SEATWATCH_CHECKS_DSN: checks.dsn: cannot parse database DSN", 0), 0u) << error;
   EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
-  EXPECT_EQ(EnvErrorOf(ParseConfig("", kPath), {{"SEATWATCH_CHECKS_DSN", "host=a target_session_attrs=replica"}}),
+  EXPECT_EQ(EnvErrorOf(ParseText(""), {{"SEATWATCH_CHECKS_DSN", "host=a target_session_attrs=replica"}}),
             "SEATWATCH_CHECKS_DSN: checks.dsn: target_session_attrs \"replica\" is not one of any, read-write, "
             "read-only, primary, standby, prefer-standby");
 }
 
 TEST(ChecksDsnConfigTest, CheckConfigNamesEachLanesDsnMasked) {
-  Config config = ParseConfig("[database]\ndsn = \"host=db1,db2 user=seatwatch password=hunter2 "
+  Config config = ParseText("[database]\ndsn = \"host=db1,db2 user=seatwatch password=hunter2 "
                               "target_session_attrs=primary\"\n[checks]\ndsn = \"postgresql://reader:s3cret@db2,"
-                              "db1/booking?target_session_attrs=prefer-standby\"\n",
-                              kPath);
+                              "db1/booking?target_session_attrs=prefer-standby\"\n");
   std::vector<std::string> lines = DescribeLanes(config);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0],
@@ -160,7 +146,7 @@ TEST(ChecksDsnConfigTest, CheckConfigNamesEachLanesDsnMasked) {
   EXPECT_TRUE(LaneWarnings(config).empty());
 
   // Without [checks] dsn the checks lane reads [database] dsn, and says so.
-  Config shared = ParseConfig("[database]\ndsn = \"host=db1 password=hunter2\"\n", kPath);
+  Config shared = ParseText("[database]\ndsn = \"host=db1 password=hunter2\"\n");
   lines = DescribeLanes(shared);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0],
@@ -169,12 +155,12 @@ TEST(ChecksDsnConfigTest, CheckConfigNamesEachLanesDsnMasked) {
   EXPECT_TRUE(LaneWarnings(shared).empty());
 
   // The environment's DSN is the one shown, masked.
-  Config env = ParseConfig("", kPath);
+  Config env = ParseText("");
   ApplyEnvironment(env, Env({{"SEATWATCH_CHECKS_DSN", "host=standby password=hunter2"}}));
   EXPECT_EQ(DescribeLanes(env)[0], "checks lane: host=standby password=**** (may be a standby)");
 }
 
-std::vector<std::string> WarningsOf(const std::string& toml) { return LaneWarnings(ParseConfig(toml, kPath)); }
+std::vector<std::string> WarningsOf(const std::string& toml) { return LaneWarnings(ParseText(toml)); }
 
 std::string ChecksWith(const std::string& attrs) {
   return "[checks]\ndsn = \"host=db2,db1 target_session_attrs=" + attrs + "\"\n";
@@ -245,13 +231,13 @@ TEST(ChecksDsnConfigTest, ReadWriteInTheDatabaseDsnIsJudgedAsTheLocksLaneAsksFor
 // What the poller compares on a reload: the checks lane reconnects when
 // ChecksDsn() changes, the locks lane when [database] dsn does.
 TEST(ChecksDsnConfigTest, EachLaneReadsItsOwnDsn) {
-  Config config = ParseConfig("[database]\ndsn = \"host=primary\"\n[checks]\ndsn = \"host=standby\"\n", kPath);
+  Config config = ParseText("[database]\ndsn = \"host=primary\"\n[checks]\ndsn = \"host=standby\"\n");
   EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kChecks), "host=standby");
   EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kLocks), "host=primary");
   ApplyEnvironment(config, Env({{"SEATWATCH_CHECKS_DSN", "host=standby2"}}));
   EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kChecks), "host=standby2");
   EXPECT_EQ(poll::LaneDsn(config, poll::Lane::kLocks), "host=primary");
-  Config shared = ParseConfig("[database]\ndsn = \"host=primary\"\n", kPath);
+  Config shared = ParseText("[database]\ndsn = \"host=primary\"\n");
   EXPECT_EQ(poll::LaneDsn(shared, poll::Lane::kChecks), "host=primary");
 }
 

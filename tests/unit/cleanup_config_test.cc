@@ -1,36 +1,33 @@
 // The [cleanup] section: the issue's keys and defaults, strictly read.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "cleanup/cleanup_worker.h"
 #include "config/config_error.h"
 #include "config/parse.h"
-#include "support/test_config.h"
+#include "unit/config_text.h"
 
 namespace seatwatch::config {
 namespace {
 
-using namespace std::chrono_literals;
-
-constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
-
-std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
+// The tunables of a [cleanup] table as one tuple: a mismatch prints both.
+auto Tunables(const CleanupConfig& c) {
+  return std::make_tuple(c.interval, c.batch_size, c.max_batches, c.batch_pause, c.lock_timeout,
+                         c.statement_timeout);
+}
 
 TEST(CleanupConfigTest, OffByDefaultWithTheDocumentedDefaults) {
-  CleanupConfig cleanup = ParseConfig("", kPath).cleanup;
+  CleanupConfig cleanup = ParseText("").cleanup;
   EXPECT_FALSE(cleanup.enabled);
-  EXPECT_EQ(cleanup.interval, 30s);
-  EXPECT_EQ(cleanup.batch_size, 500);
-  EXPECT_EQ(cleanup.max_batches, 100);
-  EXPECT_EQ(cleanup.batch_pause, 50ms);
-  EXPECT_EQ(cleanup.lock_timeout, 50ms);
-  EXPECT_EQ(cleanup.statement_timeout, 2s);
+  EXPECT_EQ(Tunables(cleanup), std::make_tuple(30s, 500, 100, 50ms, 50ms, 2s));
   EXPECT_FALSE(cleanup.dry_run);
   // A section without `enabled` stays off: cleanup is only ever asked for.
-  EXPECT_FALSE(ParseConfig("[cleanup]\nsql = \"c.sql\"\n", kPath).cleanup.enabled);
+  EXPECT_FALSE(ParseText("[cleanup]\nsql = \"c.sql\"\n").cleanup.enabled);
 }
 
 TEST(CleanupConfigTest, EveryKey) {
-  CleanupConfig cleanup = ParseConfig(R"(
+  CleanupConfig cleanup = ParseText(R"(
 [cleanup]
 enabled = true
 sql = "../queries/booking/cleanup_expired_holds.sql"
@@ -42,18 +39,12 @@ batch_pause = "0ms"
 lock_timeout = "25ms"
 statement_timeout = "500ms"
 dry_run = true
-)",
-                                      kPath)
+)")
                               .cleanup;
   EXPECT_TRUE(cleanup.enabled);
   EXPECT_EQ(cleanup.sql_path, "/etc/queries/booking/cleanup_expired_holds.sql");
   EXPECT_EQ(cleanup.dry_run_sql_path, "/etc/queries/booking/cleanup_expired_holds.dry_run.sql");
-  EXPECT_EQ(cleanup.interval, 1s);
-  EXPECT_EQ(cleanup.batch_size, 20);
-  EXPECT_EQ(cleanup.max_batches, 5);
-  EXPECT_EQ(cleanup.batch_pause, 0ms);
-  EXPECT_EQ(cleanup.lock_timeout, 25ms);
-  EXPECT_EQ(cleanup.statement_timeout, 500ms);
+  EXPECT_EQ(Tunables(cleanup), std::make_tuple(1s, 20, 5, 0ms, 25ms, 500ms));
   EXPECT_TRUE(cleanup.dry_run);
 }
 
@@ -81,15 +72,14 @@ TEST(CleanupConfigTest, BadValuesNameFileLineAndKey) {
 }
 
 TEST(CleanupConfigTest, SessionWritesUnderItsOwnName) {
-  Config config = ParseConfig(R"(
+  Config config = ParseText(R"(
 [database]
 application_name = "sw-eu"
 connect_timeout = "3s"
 [cleanup]
 lock_timeout = "40ms"
 statement_timeout = "1500ms"
-)",
-                              kPath);
+)");
   db::SessionSettings settings = cleanup::CleanupSessionSettings(config);
   EXPECT_EQ(settings.application_name, "sw-eu-cleanup");
   EXPECT_FALSE(settings.read_only);

@@ -8,16 +8,10 @@
 
 #include "config/config_error.h"
 #include "config/parse.h"
-#include "support/test_config.h"
+#include "unit/config_text.h"
 
 namespace seatwatch::config {
 namespace {
-
-using namespace std::chrono_literals;
-
-constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
-
-std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
 
 std::string Entry(const std::string& name, const std::string& extra = "") {
   return "[[invariant]]\nname = \"" + name + "\"\nsql = \"a.sql\"\nvalue = \"v\"\n" + extra;
@@ -36,32 +30,30 @@ TEST(ConfigLimitsTest, HugeNamesAreRefusedWithoutCrashing) {
       << error.substr(0, 300);
   EXPECT_LT(error.size(), 300u);
 
-  error = ErrorOf(Entry("x", "labels = [\"" + huge + "\"]\n"));
-  EXPECT_TRUE(Contains(error, "seatwatch.toml:5:10: invariant.labels: a label is 60000 characters long; at most 63"))
-      << error.substr(0, 300);
-
-  error = ErrorOf("[http]\nlisten = \"" + huge + ":9646\"\n");
-  EXPECT_TRUE(Contains(error, "seatwatch.toml:2:10: http.listen: is 60005 characters long; at most 259"))
-      << error.substr(0, 300);
-
-  error = ErrorOf(Entry("x", "invariant_column = \"i\"\ninvariants = [\"" + huge + "\"]\n"));
-  EXPECT_TRUE(Contains(error, "invariant.invariants: an invariant name is 60000 characters long; at most 128"))
-      << error.substr(0, 300);
-
-  error = ErrorOf("[locks]\nresolve_rows = [\"" + huge + "\"]\n");
-  EXPECT_TRUE(Contains(error, "locks.resolve_rows: a table name is 60000 characters long; at most 127"))
-      << error.substr(0, 300);
-
-  error = ErrorOf("[[metric]]\nname = \"" + huge + "\"\nsql = \"a.sql\"\nvalue = \"v\"\n");
-  EXPECT_TRUE(Contains(error, "metric.name: is 60000 characters long; at most 128")) << error.substr(0, 300);
+  // Each value in its key: the rest of the file is good.
+  const std::pair<std::string, const char*> kHuge[] = {
+      {Entry("x", "labels = [\"" + huge + "\"]\n"),
+       "seatwatch.toml:5:10: invariant.labels: a label is 60000 characters long; at most 63"},
+      {"[http]\nlisten = \"" + huge + ":9646\"\n",
+       "seatwatch.toml:2:10: http.listen: is 60005 characters long; at most 259"},
+      {Entry("x", "invariant_column = \"i\"\ninvariants = [\"" + huge + "\"]\n"),
+       "invariant.invariants: an invariant name is 60000 characters long; at most 128"},
+      {"[locks]\nresolve_rows = [\"" + huge + "\"]\n",
+       "locks.resolve_rows: a table name is 60000 characters long; at most 127"},
+      {"[[metric]]\nname = \"" + huge + "\"\nsql = \"a.sql\"\nvalue = \"v\"\n",
+       "metric.name: is 60000 characters long; at most 128"},
+  };
+  for (const auto& [toml, expected] : kHuge) {
+    error = ErrorOf(toml);
+    EXPECT_TRUE(Contains(error, expected)) << error.substr(0, 300);
+  }
 }
 
 TEST(ConfigLimitsTest, NamesAtTheLimitAreAccepted) {
   const std::string name(128, 'n');
   const std::string label(63, 'l');
-  Config config = ParseConfig(Entry(name, "labels = [\"" + label + "\"]\n") +
-                                  "[http]\nlisten = \"" + std::string(253, 'h') + ":9646\"\n",
-                              kPath);
+  Config config = ParseText(Entry(name, "labels = [\"" + label + "\"]\n") +
+                                  "[http]\nlisten = \"" + std::string(253, 'h') + ":9646\"\n");
   ASSERT_EQ(config.queries.size(), 1u);
   EXPECT_EQ(config.queries[0].name, name);
   EXPECT_EQ(config.queries[0].labels[0], label);
@@ -98,7 +90,7 @@ TEST(ConfigLimitsTest, ControlCharactersInNamesAreRefused) {
 // HELP text may span lines (the exposition writer escapes line breaks); other
 // control characters are refused, so nothing raw reaches a scrape or a terminal.
 TEST(ConfigLimitsTest, HelpMayHaveLineBreaksButNoOtherControlCharacters) {
-  Config config = ParseConfig(Entry("x", "help = \"\"\"first line\nsecond\tline\"\"\"\n"), kPath);
+  Config config = ParseText(Entry("x", "help = \"\"\"first line\nsecond\tline\"\"\"\n"));
   EXPECT_EQ(config.queries[0].help, "first line\nsecond\tline");
   std::string error = ErrorOf(Entry("x", "help = \"bell\\u0007\"\n"));
   EXPECT_TRUE(Contains(error, "seatwatch.toml:5:8: invariant.help: must not contain control characters "

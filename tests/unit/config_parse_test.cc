@@ -1,5 +1,5 @@
 #include "config/parse.h"
-#include "support/test_config.h"
+#include "unit/config_text.h"
 
 #include <gtest/gtest.h>
 
@@ -8,14 +8,8 @@
 namespace seatwatch::config {
 namespace {
 
-using namespace std::chrono_literals;
-
-constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
-
-std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
-
 TEST(ConfigParseTest, DefaultsWhenEmpty) {
-  Config config = ParseConfig("", kPath);
+  Config config = ParseText("");
   EXPECT_EQ(config.database.dsn, "postgresql:///booking");
   EXPECT_EQ(config.database.application_name, "seatwatch");
   EXPECT_EQ(config.database.statement_timeout, 5s);
@@ -30,7 +24,7 @@ TEST(ConfigParseTest, DefaultsWhenEmpty) {
 }
 
 TEST(ConfigParseTest, FullExample) {
-  Config config = ParseConfig(R"(
+  Config config = ParseText(R"(
 [database]
 dsn = "postgresql:///shop"
 application_name = "sw"
@@ -67,8 +61,7 @@ name = "event_inventory"
 sql = "inv.sql"
 labels = ["event_id", "kind"]
 value = "count"
-)",
-                              kPath);
+)");
   EXPECT_EQ(config.database.dsn, "postgresql:///shop");
   EXPECT_EQ(config.database.statement_timeout, 2s);
   EXPECT_EQ(config.http.listen, "0.0.0.0:9000");

@@ -12,19 +12,16 @@
 #include "config/parse.h"
 #include "http/tls_validity.h"
 #include "support/test_certificates.h"
-#include "support/test_config.h"
 #include "support/test_env.h"
+#include "unit/config_text.h"
 
 namespace seatwatch::config {
 namespace {
 
-constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
 constexpr const char* kHash = "$2y$04$23cokb6d.c4P5W9JRd2xeOGgm0ofo8iJI5gN4bRRLmtJkuZWn0fT6";
 
-std::string ErrorOf(const std::string& toml) { return testing::ConfigErrorOf(toml, kPath); }
-
 TEST(HttpTlsConfigTest, DefaultsAreOffAndProbesExempt) {
-  Config config = ParseConfig("", kPath);
+  Config config = ParseText("");
   EXPECT_FALSE(config.http.tls());
   EXPECT_TRUE(config.http.basic_auth_users.empty());
   EXPECT_TRUE(config.http.auth_exempt_probes);
@@ -32,7 +29,7 @@ TEST(HttpTlsConfigTest, DefaultsAreOffAndProbesExempt) {
 }
 
 TEST(HttpTlsConfigTest, FilesResolveAgainstTheConfigFolder) {
-  Config config = ParseConfig(R"([http]
+  Config config = ParseText(R"([http]
 tls_cert_file = "tls/server.crt"
 tls_key_file = "/abs/server.key"
 tls_client_ca_file = "../ca/clients.pem"
@@ -41,8 +38,7 @@ auth_exempt_probes = false
 
 [http.basic_auth]
 users = { prometheus = "$2y$04$23cokb6d.c4P5W9JRd2xeOGgm0ofo8iJI5gN4bRRLmtJkuZWn0fT6", "ops team" = "$2b$10$0d2U4njcfyjjwmsuycAMZOl8Nlb0sDLBatE5iakaAV3z8Z2CYxZEa" }
-)",
-                              kPath);
+)");
   EXPECT_TRUE(config.http.tls());
   EXPECT_EQ(config.http.tls_cert_file, "/etc/seatwatch/tls/server.crt");
   EXPECT_EQ(config.http.tls_key_file, "/abs/server.key");
@@ -181,7 +177,7 @@ TEST_F(HttpTlsFilesTest, FilesThatAreNotPemAreRefused) {
 }
 
 TEST_F(HttpTlsFilesTest, CheckConfigDescribesHowThePortIsServed) {
-  EXPECT_EQ(DescribeHttp(ParseConfig("", kPath)), "http: 127.0.0.1:9646 over plain HTTP, no authentication");
+  EXPECT_EQ(DescribeHttp(ParseText("")), "http: 127.0.0.1:9646 over plain HTTP, no authentication");
   testing::WriteFile(dir_ + "/seatwatch.toml", std::string("allow_no_checks = true\n[http]\n") +
                                                    "tls_cert_file = \"a.crt\"\ntls_key_file = \"a.key\"\n"
                                                    "tls_client_ca_file = \"b.crt\"\ntls_min_version = \"1.3\"\n"
@@ -231,7 +227,7 @@ TEST_F(HttpTlsFilesTest, CheckConfigWarnsOfACertificateThatExpiresWithinFourteen
   testing::WriteFile(dir_ + "/seatwatch.toml", "allow_no_checks = true\n[http]\n"
                                                "tls_cert_file = \"later.crt\"\ntls_key_file = \"later.key\"\n");
   EXPECT_TRUE(HttpWarnings(LoadConfig(dir_ + "/seatwatch.toml"), http::UnixNowSeconds()).empty());
-  EXPECT_TRUE(HttpWarnings(ParseConfig("", kPath), http::UnixNowSeconds()).empty());
+  EXPECT_TRUE(HttpWarnings(ParseText(""), http::UnixNowSeconds()).empty());
 }
 
 }  // namespace

@@ -1,38 +1,39 @@
-// [locks] show_query: "normalized" (the default), "raw" or "none"; the
-// booleans of earlier versions still parse (false: none, true: normalized).
+// [locks] show_query: "normalized" (the default), "raw" or "none"; nothing
+// else, booleans included.
 #include <gtest/gtest.h>
 
-#include "config/parse.h"
-#include "support/test_config.h"
+#include "unit/config_text.h"
 
 namespace seatwatch::config {
 namespace {
 
-constexpr const char* kPath = "/etc/seatwatch/seatwatch.toml";
 using ShowQuery = LocksConfig::ShowQuery;
 
 ShowQuery Parsed(const std::string& value) {
-  return ParseConfig("[locks]\nshow_query = " + value + "\n", kPath).locks.show_query;
+  return ParseText("[locks]\nshow_query = " + value + "\n").locks.show_query;
+}
+
+std::string Refusal() {
+  return std::string(kPath) +
+         ":2:14: locks.show_query: must be \"normalized\", \"raw\" or \"none\"";
 }
 
 TEST(ShowQueryConfigTest, NormalizedByDefault) {
-  EXPECT_EQ(ParseConfig("", kPath).locks.show_query, ShowQuery::kNormalized);
+  EXPECT_EQ(ParseText("").locks.show_query, ShowQuery::kNormalized);
 }
 
-TEST(ShowQueryConfigTest, NamesAndOldBooleans) {
+TEST(ShowQueryConfigTest, NamesButNotBooleans) {
   EXPECT_EQ(Parsed("\"normalized\""), ShowQuery::kNormalized);
   EXPECT_EQ(Parsed("\"raw\""), ShowQuery::kRaw);
   EXPECT_EQ(Parsed("\"none\""), ShowQuery::kNone);
-  EXPECT_EQ(Parsed("true"), ShowQuery::kNormalized);
-  EXPECT_EQ(Parsed("false"), ShowQuery::kNone);
+  EXPECT_EQ(ErrorOf("[locks]\nshow_query = true\n"), Refusal());
+  EXPECT_EQ(ErrorOf("[locks]\nshow_query = false\n"), Refusal());
 }
 
 TEST(ShowQueryConfigTest, AnythingElseIsAnError) {
   for (const char* value : {"\"RAW\"", "\"yes\"", "1", "\"\""}) {
-    std::string error = testing::ConfigErrorOf(std::string("[locks]\nshow_query = ") + value + "\n", kPath);
-    EXPECT_NE(error.find(std::string(kPath) + ":2:14: locks.show_query: must be \"normalized\", \"raw\" or \"none\""),
-              std::string::npos)
-        << value << ": " << error;
+    std::string error = ErrorOf(std::string("[locks]\nshow_query = ") + value + "\n");
+    EXPECT_NE(error.find(Refusal()), std::string::npos) << value << ": " << error;
   }
 }
 
