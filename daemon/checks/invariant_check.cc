@@ -34,7 +34,7 @@ size_t CountParameters(const std::string& sql) {
 namespace {
 
 // The violation rows as one comparable string: labels and values in order.
-std::string ViolationsKey(const std::vector<Violation>& violations) {
+std::string ViolationsKey(const std::vector<metrics::Violation>& violations) {
   std::string key;
   for (const auto& violation : violations) {
     for (const auto& label : violation.labels) key += label.name + "=" + label.value + ",";
@@ -68,9 +68,10 @@ void InvariantCheck::TakeStateFrom(Check& previous) {
   if (old && incremental_ && old->incremental_) incremental_->TakeStateFrom(*old->incremental_);
 }
 
-DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string& sql,
-                                       const std::vector<Violation>& violations) const {
-  DetailRows detail;
+metrics::DetailRows InvariantCheck::FetchDetail(
+    CheckContext& context, const std::string& sql,
+    const std::vector<metrics::Violation>& violations) const {
+  metrics::DetailRows detail;
   std::vector<std::string> params =
       DetailParameters(entry_.labels, violations, entry_.params, CountParameters(sql));
   std::string limited = "SELECT * FROM (\n" + sql + "\n) AS seatwatch_detail LIMIT " +
@@ -94,13 +95,13 @@ DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string&
   return detail;
 }
 
-CheckOutput InvariantCheck::Run(CheckContext& context) {
+metrics::CheckOutput InvariantCheck::Run(CheckContext& context) {
   BoundRows bound =
       incremental_ ? incremental_->Fetch(context) : FetchEntryRows(context, entry_);
   auto grouped = metrics::RowsToViolations(*bound.rows, bound.binding, entry_.invariants);
-  CheckOutput output;
+  metrics::CheckOutput output;
   for (const auto& name : entry_.invariants) {
-    InvariantResult result;
+    metrics::InvariantResult result;
     result.name = name;
     result.check = entry_.name;
     result.help = entry_.help;

@@ -36,7 +36,7 @@ class InvariantCheck : public Check {
     return incremental_ ? incremental_->Interval(interval_) : interval_;
   }
   std::vector<std::string> invariants() const override { return entry_.invariants; }
-  CheckOutput Run(CheckContext& context) override;
+  metrics::CheckOutput Run(CheckContext& context) override;
   bool wants_changes() const override { return incremental_ != nullptr; }
   void AcceptChanges(const changes::ChangeBatch& batch,
                      changes::ResyncReason generation_reason) override;
@@ -44,12 +44,12 @@ class InvariantCheck : public Check {
   void TakeStateFrom(Check& previous) override;
 
  private:
-  DetailRows FetchDetail(CheckContext& context, const std::string& sql,
-                         const std::vector<Violation>& violations) const;
+  metrics::DetailRows FetchDetail(CheckContext& context, const std::string& sql,
+                                  const std::vector<metrics::Violation>& violations) const;
 
   struct CachedDetail {
     std::string violations;  // what the detail was fetched for
-    DetailRows rows;
+    metrics::DetailRows rows;
     std::chrono::steady_clock::time_point fetched;
   };
 

@@ -28,12 +28,12 @@ void MetricCheck::TakeStateFrom(Check& previous) {
   if (old && incremental_ && old->incremental_) incremental_->TakeStateFrom(*old->incremental_);
 }
 
-CheckOutput MetricCheck::Run(CheckContext& context) {
+metrics::CheckOutput MetricCheck::Run(CheckContext& context) {
   BoundRows bound =
       incremental_ ? incremental_->Fetch(context) : FetchEntryRows(context, entry_);
   std::string help = (entry_.help.empty() ? "Rows of the " + entry_.name + " query" : entry_.help) +
                      " (from the last poll).";
-  CheckOutput output;
+  metrics::CheckOutput output;
   output.text = metrics::RowsToGaugeText("seatwatch_" + entry_.name, help, *bound.rows,
                                          bound.binding);
   return output;

@@ -23,7 +23,7 @@ class MetricCheck : public Check {
   Millis interval() const override {
     return incremental_ ? incremental_->Interval(interval_) : interval_;
   }
-  CheckOutput Run(CheckContext& context) override;
+  metrics::CheckOutput Run(CheckContext& context) override;
   bool wants_changes() const override { return incremental_ != nullptr; }
   void AcceptChanges(const changes::ChangeBatch& batch,
                      changes::ResyncReason generation_reason) override;

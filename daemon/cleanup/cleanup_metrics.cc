@@ -1,6 +1,6 @@
 #include "cleanup/cleanup_metrics.h"
 
-#include "metrics/snapshot_builder.h"
+#include "metrics/family_text.h"
 #include "util/duration.h"
 
 namespace seatwatch::cleanup {

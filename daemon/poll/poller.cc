@@ -283,7 +283,7 @@ void Poller::PollDue(bool force_all) {
   // The facts first: whether the checks lane may use its change feed in
   // this poll depends on them.
   std::string unreachable;
-  std::optional<metrics::ServerFacts> facts = ReadFacts(stopping, unreachable);
+  std::optional<db::ServerFacts> facts = ReadFacts(stopping, unreachable);
   state_.servers.clear();
   if (facts) {
     state_.servers.push_back({LaneName(lane_), *facts});
@@ -314,7 +314,7 @@ void Poller::PollDue(bool force_all) {
   if (state_.database_up) state_.last_successful_poll_unix = state_.last_poll_unix;
 }
 
-void Poller::FollowRecovery(const metrics::ServerFacts& facts) {
+void Poller::FollowRecovery(const db::ServerFacts& facts) {
   recovery_.Observe(facts.in_recovery, LaneName(lane_), session_->masked_dsn());
   // Only the checks lane has a change feed.
   if (lane_ != Lane::kChecks || facts.in_recovery == feed_suspended_) return;

@@ -92,9 +92,9 @@ class Poller {
  private:
   void PollDue(bool force_all);
   void RunDue(const std::vector<ScheduledCheck*>& due, const std::function<bool()>& stopping);
-  std::optional<metrics::ServerFacts> ReadFacts(const std::function<bool()>& stopping,
-                                                std::string& unreachable);
-  void FollowRecovery(const metrics::ServerFacts& facts);
+  std::optional<db::ServerFacts> ReadFacts(const std::function<bool()>& stopping,
+                                           std::string& unreachable);
+  void FollowRecovery(const db::ServerFacts& facts);
   bool FeedWanted() const;
   void DrainChanges();
   void UpdateChangeFeed(bool config_changed);

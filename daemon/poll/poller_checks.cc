@@ -109,8 +109,8 @@ void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
 // in this poll (no connection, or none that answers: the watchdog gave up),
 // which they then fail with; else left empty. Other failures leave the lane
 // without facts for this poll; its checks say the rest.
-std::optional<metrics::ServerFacts> Poller::ReadFacts(const std::function<bool()>& stopping,
-                                                      std::string& unreachable) {
+std::optional<db::ServerFacts> Poller::ReadFacts(const std::function<bool()>& stopping,
+                                                 std::string& unreachable) {
   auto timeout = session_->settings().statement_timeout;
   for (int attempt = 0; attempt < 2 && !stopping(); ++attempt) {
     pqxx::connection* connection = nullptr;
@@ -123,7 +123,7 @@ std::optional<metrics::ServerFacts> Poller::ReadFacts(const std::function<bool()
     // Two statements at most: the fallback without the server's identity.
     watchdog_->Arm(session_->shared_connection(), timeout + kWatchdogMargin,
                    timeout * 2 + kWatchdogMargin);
-    std::optional<metrics::ServerFacts> facts;
+    std::optional<db::ServerFacts> facts;
     bool lost = false;
     try {
       facts = facts_reader_.Read(*connection);

@@ -11,16 +11,16 @@ metrics::CheckStatus Check(const std::string& name, bool violated) {
   status.has_run = true;
   status.success = true;
   status.invariants = {name};
-  checks::CheckOutput output;
-  checks::InvariantResult result;
+  metrics::CheckOutput output;
+  metrics::InvariantResult result;
   result.name = name;
   if (violated) result.violations.push_back({{{"event_id", "3"}}, 4});
-  checks::DetailRows detail;
+  metrics::DetailRows detail;
   detail.columns = {"event_id", "seat"};
   detail.rows = {{std::string("3"), std::string("A12")}};
   if (violated) result.detail = detail;
   output.invariants.push_back(result);
-  status.output = std::make_shared<const checks::CheckOutput>(output);
+  status.output = std::make_shared<const metrics::CheckOutput>(output);
   return status;
 }
 
@@ -65,18 +65,18 @@ TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
   metrics::PollState state;
   state.database_up = true;
   auto violated = Check("b", true);
-  checks::CheckOutput output = *violated.output;
+  metrics::CheckOutput output = *violated.output;
   output.invariants[0].violations[0].labels[0].value = "3\x1b]0;pwned\x07";
   output.invariants[0].help = "two\nlines";
   output.invariants[0].detail->columns = {"seat\x1b[2J"};
   output.invariants[0].detail->rows = {{std::string("A\r\n  OK  x\x9b\xc2\x9b\xff\t")}};
   output.report = "LOCKS\n  1 query=\x1b[31mred\n";
-  violated.output = std::make_shared<const checks::CheckOutput>(output);
+  violated.output = std::make_shared<const metrics::CheckOutput>(output);
   metrics::CheckStatus metric;
   metric.name = "m";
   metric.has_run = true;
   metric.success = true;
-  metric.output = std::make_shared<const checks::CheckOutput>();
+  metric.output = std::make_shared<const metrics::CheckOutput>();
   metric.rendered = std::make_shared<const std::string>(
       "# HELP seatwatch_m Rows.\n# TYPE seatwatch_m gauge\nseatwatch_m{k=\"\x1b[5mblink\"} 1\n");
   auto failing = Check("c", false);
@@ -155,9 +155,9 @@ TEST(OnceReportTest, BidiControlsFromTheDatabaseAreEscaped) {
   metrics::PollState state;
   state.database_up = true;
   auto violated = Check("b", true);
-  checks::CheckOutput output = *violated.output;
+  metrics::CheckOutput output = *violated.output;
   output.invariants[0].violations[0].labels[0].value = "A12\u202E\u2067x";
-  violated.output = std::make_shared<const checks::CheckOutput>(output);
+  violated.output = std::make_shared<const metrics::CheckOutput>(output);
   state.checks = {violated};
   std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
   EXPECT_NE(text.find("event_id=A12\\xe2\\x80\\xae\\xe2\\x81\\xa7x  4"), std::string::npos) << text;
@@ -169,9 +169,9 @@ TEST(OnceReportTest, PrintableUtf8IsKept) {
   metrics::PollState state;
   state.database_up = true;
   auto violated = Check("b", true);
-  checks::CheckOutput output = *violated.output;
+  metrics::CheckOutput output = *violated.output;
   output.invariants[0].violations[0].labels[0].value = "Z\xc3\xbcrich \xe2\x82\xac";
-  violated.output = std::make_shared<const checks::CheckOutput>(output);
+  violated.output = std::make_shared<const metrics::CheckOutput>(output);
   state.checks = {violated};
   std::string text = FormatOnceReport(state, {{"checks", "host=db", true}});
   EXPECT_NE(text.find("event_id=Z\xc3\xbcrich \xe2\x82\xac  4"), std::string::npos) << text;
