@@ -35,6 +35,16 @@ std::unique_ptr<db::Session> MakeSession(const config::Config& config, Lane lane
 
 }  // namespace
 
+bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
+  db::SessionSettings x = LaneSessionSettings(a, lane);
+  db::SessionSettings y = LaneSessionSettings(b, lane);
+  return LaneDsn(a, lane) == LaneDsn(b, lane) &&
+         a.database.reconnect_max_backoff == b.database.reconnect_max_backoff &&
+         x.application_name == y.application_name && x.connect_timeout == y.connect_timeout &&
+         x.statement_timeout == y.statement_timeout && x.lock_timeout == y.lock_timeout &&
+         x.read_only == y.read_only;
+}
+
 LaneSession::LaneSession(const config::Config& config, Lane lane,
                          std::function<void()> on_overdue)
     : lane_(lane),

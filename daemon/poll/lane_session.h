@@ -62,4 +62,8 @@ class LaneSession {
   db::ServerFactsReader facts_reader_;
 };
 
+// Whether `lane`'s session made with `a` serves `b` as it is: the same DSN,
+// session settings and reconnect backoff. Otherwise a reload reconnects.
+bool SameSession(const config::Config& a, const config::Config& b, Lane lane);
+
 }  // namespace seatwatch::poll

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "metrics/snapshot_builder.h"
 #include "poll/check_runner.h"
 #include "util/heap.h"
 #include "util/log.h"
@@ -30,16 +29,6 @@ std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>>
     out.push_back(std::move(entry));
   }
   return out;
-}
-
-bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
-  db::SessionSettings x = LaneSessionSettings(a, lane);
-  db::SessionSettings y = LaneSessionSettings(b, lane);
-  return LaneDsn(a, lane) == LaneDsn(b, lane) &&
-         a.database.reconnect_max_backoff == b.database.reconnect_max_backoff &&
-         x.application_name == y.application_name && x.connect_timeout == y.connect_timeout &&
-         x.statement_timeout == y.statement_timeout && x.lock_timeout == y.lock_timeout &&
-         x.read_only == y.read_only;
 }
 
 }  // namespace
