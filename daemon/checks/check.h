@@ -8,8 +8,8 @@
 #include <pqxx/transaction_base>
 
 #include "changes/change_batch.h"
-#include "checks/check_output.h"
 #include "db/query_cache.h"
+#include "metrics/check_output.h"
 #include "metrics/incremental_status.h"
 
 namespace seatwatch::checks {
@@ -47,7 +47,7 @@ class Check {
   // The invariants this check judges (for status "unknown" while it fails).
   virtual std::vector<std::string> invariants() const { return {}; }
 
-  virtual CheckOutput Run(CheckContext& context) = 0;
+  virtual metrics::CheckOutput Run(CheckContext& context) = 0;
 
   // Incremental checks ([[invariant]]/[[metric]] with scoped_sql while
   // [changes] is enabled): before a poll in which one is due, the poller

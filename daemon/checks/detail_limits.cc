@@ -17,7 +17,7 @@ bool Cut(std::string& text, size_t max_bytes) {
 
 }  // namespace
 
-void ApplyDetailLimits(DetailRows& detail, const DetailLimits& limits) {
+void ApplyDetailLimits(metrics::DetailRows& detail, const DetailLimits& limits) {
   size_t total = 0;
   for (auto& column : detail.columns) {
     if (Cut(column, limits.max_value_bytes)) detail.truncated = true;

@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "checks/check_output.h"
+#include "metrics/check_output.h"
 
 namespace seatwatch::checks {
 
@@ -19,6 +19,6 @@ struct DetailLimits {
 // character boundary and marks it "...[truncated, N bytes]"; then keeps
 // rows only while the total stays within max_total_bytes. Sets
 // detail.truncated if anything was cut or dropped. Error texts are cut too.
-void ApplyDetailLimits(DetailRows& detail, const DetailLimits& limits = {});
+void ApplyDetailLimits(metrics::DetailRows& detail, const DetailLimits& limits = {});
 
 }  // namespace seatwatch::checks

@@ -7,7 +7,7 @@
 namespace seatwatch::checks {
 
 std::vector<std::string> DetailParameters(const std::vector<std::string>& labels,
-                                          const std::vector<Violation>& violations,
+                                          const std::vector<metrics::Violation>& violations,
                                           const std::vector<std::string>& params, size_t used) {
   std::vector<std::string> out;
   for (const auto& label : labels) {

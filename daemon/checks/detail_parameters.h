@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "checks/check_output.h"
+#include "metrics/check_output.h"
 
 namespace seatwatch::checks {
 
@@ -15,7 +15,7 @@ namespace seatwatch::checks {
 // query read only the offending keys (`WHERE event_id = ANY ($1::int[])`),
 // an index lookup, instead of scanning every table again to find them.
 std::vector<std::string> DetailParameters(const std::vector<std::string>& labels,
-                                          const std::vector<Violation>& violations,
+                                          const std::vector<metrics::Violation>& violations,
                                           const std::vector<std::string>& params, size_t used);
 
 }  // namespace seatwatch::checks

@@ -1,5 +1,6 @@
 #include "checks/holds_check.h"
 
+#include <any>
 #include <stdexcept>
 
 #include "checks/query_entry.h"
@@ -69,10 +70,14 @@ std::vector<prometheus::MetricFamily> HoldsFamilies(const HoldsCounts& counts) {
   return families;
 }
 
+const HoldsCounts* HoldsOf(const metrics::CheckOutput& output) {
+  return std::any_cast<HoldsCounts>(&output.facts);
+}
+
 HoldsCheck::HoldsCheck(config::HoldsConfig config, Millis interval)
     : config_(std::move(config)), interval_(interval) {}
 
-CheckOutput HoldsCheck::Run(CheckContext& context) {
+metrics::CheckOutput HoldsCheck::Run(CheckContext& context) {
   auto rows = context.queries.Run(context.tx, config_.sql, {});
   HoldsCounts counts;
   try {
@@ -82,9 +87,9 @@ CheckOutput HoldsCheck::Run(CheckContext& context) {
     throw EntryMismatch(config_.where.Describe("holds.sql") + ": " + config_.sql_path + ": " +
                         e.what());
   }
-  CheckOutput output;
+  metrics::CheckOutput output;
   output.families = HoldsFamilies(counts);
-  output.holds = counts;
+  output.facts = counts;
   return output;
 }
 

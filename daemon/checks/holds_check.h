@@ -10,7 +10,13 @@
 
 namespace seatwatch::checks {
 
-// HoldsCounts (the one row of the [holds] query) is in checks/check_output.h.
+// The one row of the [holds] query, judged by the database's clock.
+struct HoldsCounts {
+  double active = 0;                  // held, hold_expires_at > now()
+  double expired = 0;                 // still held, hold_expires_at <= now(): the backlog
+  double expired_oldest_seconds = 0;  // now() - the oldest expiry among those (0: none)
+  double payments_lapsed = 0;         // 'started' payments whose fan no longer holds the seat
+};
 
 // The result columns the [holds] query must return.
 inline const std::vector<std::string>& HoldsColumns() {
@@ -29,6 +35,10 @@ HoldsCounts HoldsFromRows(const db::Rows& rows);
 // seatwatch_payments_lapsed.
 std::vector<prometheus::MetricFamily> HoldsFamilies(const HoldsCounts& counts);
 
+// The counts a holds check's run left in its output's facts; nullptr for
+// another check's output.
+const HoldsCounts* HoldsOf(const metrics::CheckOutput& output);
+
 // The [holds] section: the cleanup backlog as metrics. Runs in the shared
 // snapshot transaction on the poller thread only; keeps no state.
 class HoldsCheck : public Check {
@@ -37,7 +47,7 @@ class HoldsCheck : public Check {
 
   const std::string& name() const override { return name_; }
   Millis interval() const override { return interval_; }
-  CheckOutput Run(CheckContext& context) override;
+  metrics::CheckOutput Run(CheckContext& context) override;
 
  private:
   config::HoldsConfig config_;

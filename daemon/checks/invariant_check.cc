@@ -34,7 +34,7 @@ size_t CountParameters(const std::string& sql) {
 namespace {
 
 // The violation rows as one comparable string: labels and values in order.
-std::string ViolationsKey(const std::vector<Violation>& violations) {
+std::string ViolationsKey(const std::vector<metrics::Violation>& violations) {
   std::string key;
   for (const auto& violation : violations) {
     for (const auto& label : violation.labels) key += label.name + "=" + label.value + ",";
@@ -45,9 +45,10 @@ std::string ViolationsKey(const std::vector<Violation>& violations) {
 
 }  // namespace
 
-DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string& sql,
-                                       const std::vector<Violation>& violations) const {
-  DetailRows detail;
+metrics::DetailRows InvariantCheck::FetchDetail(
+    CheckContext& context, const std::string& sql,
+    const std::vector<metrics::Violation>& violations) const {
+  metrics::DetailRows detail;
   std::vector<std::string> params =
       DetailParameters(entry().labels, violations, entry().params, CountParameters(sql));
   std::string limited = "SELECT * FROM (\n" + sql + "\n) AS seatwatch_detail LIMIT " +
@@ -71,13 +72,13 @@ DetailRows InvariantCheck::FetchDetail(CheckContext& context, const std::string&
   return detail;
 }
 
-CheckOutput InvariantCheck::Run(CheckContext& context) {
+metrics::CheckOutput InvariantCheck::Run(CheckContext& context) {
   BoundRows bound = FetchRows(context);
   const config::QueryConfig& query = entry();
   auto grouped = metrics::RowsToViolations(*bound.rows, bound.binding, query.invariants);
-  CheckOutput output;
+  metrics::CheckOutput output;
   for (const auto& name : query.invariants) {
-    InvariantResult result;
+    metrics::InvariantResult result;
     result.name = name;
     result.check = query.name;
     result.help = query.help;
@@ -91,7 +92,8 @@ CheckOutput InvariantCheck::Run(CheckContext& context) {
       auto cached = details_.find(name);
       if (cached == details_.end() || cached->second.violations != key ||
           now - cached->second.fetched > kDetailMaxAge || !cached->second.rows.error.empty()) {
-        details_[name] = CachedDetail{key, FetchDetail(context, detail->second, result.violations), now};
+        details_[name] =
+            CachedDetail{key, FetchDetail(context, detail->second, result.violations), now};
       }
       result.detail = details_[name].rows;
     }

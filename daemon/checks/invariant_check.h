@@ -25,15 +25,15 @@ class InvariantCheck : public QueryEntryCheck {
   using QueryEntryCheck::QueryEntryCheck;
 
   std::vector<std::string> invariants() const override { return entry().invariants; }
-  CheckOutput Run(CheckContext& context) override;
+  metrics::CheckOutput Run(CheckContext& context) override;
 
  private:
-  DetailRows FetchDetail(CheckContext& context, const std::string& sql,
-                         const std::vector<Violation>& violations) const;
+  metrics::DetailRows FetchDetail(CheckContext& context, const std::string& sql,
+                                  const std::vector<metrics::Violation>& violations) const;
 
   struct CachedDetail {
     std::string violations;  // what the detail was fetched for
-    DetailRows rows;
+    metrics::DetailRows rows;
     std::chrono::steady_clock::time_point fetched;
   };
 

@@ -1,5 +1,6 @@
 #include "checks/lock_check.h"
 
+#include <any>
 #include <iomanip>
 #include <sstream>
 
@@ -45,6 +46,11 @@ locks::QueryTextMode QueryTextOf(config::LocksConfig::ShowQuery show) {
 }
 
 }  // namespace
+
+std::shared_ptr<const locks::LockPoll> LockPollOf(const metrics::CheckOutput& output) {
+  const auto* poll = std::any_cast<std::shared_ptr<const locks::LockPoll>>(&output.facts);
+  return poll ? *poll : nullptr;
+}
 
 LockCheck::LockCheck(config::LocksConfig config)
     : config_(std::move(config)),
@@ -135,15 +141,15 @@ void LockCheck::LogLongWaits(const locks::LockPoll& poll, const std::vector<int>
   }
 }
 
-CheckOutput LockCheck::Run(CheckContext& context) {
+metrics::CheckOutput LockCheck::Run(CheckContext& context) {
   locks::LockPoll poll = Read(context);
   locks::EpisodeChanges changes = episodes_.Update(locks::ToSamples(poll.waits));
   LogLongWaits(poll, changes.crossed_threshold);
-  CheckOutput output;
+  metrics::CheckOutput output;
   output.families = locks::BuildLockFamilies(poll, episodes_);
   output.documents["locks"] = locks::LocksJson(poll);
   output.report = locks::LocksReport(poll);
-  output.lock_poll = std::make_shared<const locks::LockPoll>(poll);
+  output.facts = std::make_shared<const locks::LockPoll>(poll);
   last_ = std::move(poll);
   return output;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -30,7 +31,7 @@ class LockCheck : public Check {
   std::optional<Millis> statement_timeout() const override { return config_.statement_timeout; }
   bool own_session() const override { return true; }
 
-  CheckOutput Run(CheckContext& context) override;
+  metrics::CheckOutput Run(CheckContext& context) override;
   void TakeStateFrom(Check& previous) override;
 
   // The last successful poll, for tests.
@@ -49,5 +50,9 @@ class LockCheck : public Check {
   locks::LockPoll last_;
   std::map<std::string, std::string> named_rows_;  // row target -> name, from the last poll
 };
+
+// The poll a locks check's run left in its output's facts; null for another
+// check's output.
+std::shared_ptr<const locks::LockPoll> LockPollOf(const metrics::CheckOutput& output);
 
 }  // namespace seatwatch::checks

@@ -5,12 +5,12 @@
 
 namespace seatwatch::checks {
 
-CheckOutput MetricCheck::Run(CheckContext& context) {
+metrics::CheckOutput MetricCheck::Run(CheckContext& context) {
   BoundRows bound = FetchRows(context);
   const config::QueryConfig& query = entry();
   std::string help = (query.help.empty() ? "Rows of the " + query.name + " query" : query.help) +
                      " (from the last poll).";
-  CheckOutput output;
+  metrics::CheckOutput output;
   output.text = metrics::RowsToGaugeText("seatwatch_" + query.name, help, *bound.rows,
                                          bound.binding);
   return output;

@@ -10,7 +10,7 @@ class MetricCheck : public QueryEntryCheck {
  public:
   using QueryEntryCheck::QueryEntryCheck;
 
-  CheckOutput Run(CheckContext& context) override;
+  metrics::CheckOutput Run(CheckContext& context) override;
 };
 
 }  // namespace seatwatch::checks

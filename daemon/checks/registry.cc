@@ -23,7 +23,10 @@ std::vector<std::unique_ptr<Check>> BuildChecks(const config::Config& config) {
       checks.push_back(std::make_unique<MetricCheck>(entry, interval, incremental));
     }
   }
-  if (config.holds.enabled) checks.push_back(std::make_unique<HoldsCheck>(config.holds, config.holds.interval.value_or(config.poll.interval)));
+  if (config.holds.enabled) {
+    Millis interval = config.holds.interval.value_or(config.poll.interval);
+    checks.push_back(std::make_unique<HoldsCheck>(config.holds, interval));
+  }
   if (config.locks.enabled) checks.push_back(std::make_unique<LockCheck>(config.locks));
   return checks;
 }

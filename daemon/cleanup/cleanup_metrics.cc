@@ -3,7 +3,7 @@
 #include <array>
 
 #include "metrics/family.h"
-#include "metrics/snapshot_builder.h"
+#include "metrics/family_text.h"
 #include "util/duration.h"
 
 namespace seatwatch::cleanup {

@@ -9,7 +9,7 @@ namespace seatwatch::db {
 
 namespace {
 
-// Replay lag as metrics::ServerFacts defines it: 0 on a primary and on a
+// Replay lag as ServerFacts defines it: 0 on a primary and on a
 // standby that has replayed all it received (an idle primary sends nothing,
 // so the age of the last replayed commit would say nothing); else the age
 // of the last replayed commit (of the start, before any was replayed).
@@ -29,10 +29,10 @@ constexpr const char* kIdentity =
     "CASE WHEN pg_is_in_recovery() THEN (SELECT timeline_id FROM pg_control_checkpoint()) "
     "ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int END";
 
-metrics::ServerFacts Query(pqxx::connection& connection, bool identity) {
+ServerFacts Query(pqxx::connection& connection, bool identity) {
   pqxx::nontransaction tx(connection, "seatwatch_server_facts");
   pqxx::row row = tx.exec1(std::string(kFacts) + (identity ? kIdentity : ""));
-  metrics::ServerFacts facts;
+  ServerFacts facts;
   facts.in_recovery = row[0].as<bool>();
   facts.replica_lag_seconds = row[1].as<double>();
   if (identity) {
@@ -44,7 +44,7 @@ metrics::ServerFacts Query(pqxx::connection& connection, bool identity) {
 
 }  // namespace
 
-metrics::ServerFacts ServerFactsReader::Read(pqxx::connection& connection) {
+ServerFacts ServerFactsReader::Read(pqxx::connection& connection) {
   if (reads_identity_) {
     try {
       return Query(connection, true);

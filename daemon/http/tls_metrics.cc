@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "metrics/family.h"
-#include "metrics/snapshot_builder.h"
+#include "metrics/family_text.h"
 
 namespace seatwatch::http {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "checks/check_output.h"
+#include "metrics/check_output.h"
 #include "metrics/incremental_status.h"
-#include "metrics/server_facts.h"
+#include "metrics/lane_server.h"
 
 namespace seatwatch::metrics {
 
@@ -28,7 +28,7 @@ struct CheckStatus {
   std::string last_reason;
   // Null unless the last run succeeded. Its families are empty: they are
   // rendered into `rendered` when the check runs, then dropped.
-  std::shared_ptr<const checks::CheckOutput> output;
+  std::shared_ptr<const CheckOutput> output;
   // The check's series in text format, rendered once when the check ran, so
   // a poll of one check does not re-render every other check's series.
   std::shared_ptr<const std::string> rendered;
@@ -38,10 +38,9 @@ struct CheckStatus {
 
 // The result of the invariant `name` in the check's last successful run, or
 // nullptr (the check failed, has not run, or did not return it).
-inline const checks::InvariantResult* FindInvariant(const CheckStatus& check,
-                                                    const std::string& name) {
+inline const InvariantResult* FindInvariant(const CheckStatus& check, const std::string& name) {
   if (!check.output) return nullptr;
-  const checks::InvariantResult* found = nullptr;
+  const InvariantResult* found = nullptr;
   for (const auto& candidate : check.output->invariants) {
     if (candidate.name == name) found = &candidate;
   }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "metrics/family.h"
-#include "metrics/snapshot_builder.h"
+#include "metrics/family_text.h"
 
 namespace seatwatch::metrics {
 

@@ -15,9 +15,9 @@ namespace seatwatch::metrics {
 
 namespace {
 
-std::vector<checks::Label> LabelsOf(const std::vector<db::Rows::Cell>& row,
+std::vector<Label> LabelsOf(const std::vector<db::Rows::Cell>& row,
                                     const ColumnBinding& binding) {
-  std::vector<checks::Label> labels;
+  std::vector<Label> labels;
   labels.reserve(binding.label_indexes.size());
   for (size_t i = 0; i < binding.label_indexes.size(); ++i) {
     const auto& cell = row[binding.label_indexes[i]];
@@ -116,9 +116,10 @@ double ParseValue(const std::string& text, const ColumnBinding& binding) {
   }
 }
 
-std::map<std::string, std::vector<checks::Violation>> RowsToViolations(
-    const db::Rows& rows, const ColumnBinding& binding, const std::vector<std::string>& invariants) {
-  std::map<std::string, std::vector<checks::Violation>> out;
+std::map<std::string, std::vector<Violation>> RowsToViolations(
+    const db::Rows& rows, const ColumnBinding& binding,
+    const std::vector<std::string>& invariants) {
+  std::map<std::string, std::vector<Violation>> out;
   for (const auto& name : invariants) out[name];
   DuplicateSeriesGuard guard("seatwatch_invariant_violations", rows, binding,
                              binding.invariant_index >= 0 ? "" : invariants.front());

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "checks/check_output.h"
 #include "db/rows.h"
+#include "metrics/check_output.h"
 
 namespace seatwatch::metrics {
 
@@ -53,7 +53,7 @@ double ParseValue(const std::string& text, const ColumnBinding& binding);
 // db::DataError: bad_value for a value that is not a count of offending
 // rows (not a number, NaN, negative, infinite), duplicate_series for two
 // rows of one invariant with the same labels (NULL and '' are both empty).
-std::map<std::string, std::vector<checks::Violation>> RowsToViolations(
+std::map<std::string, std::vector<Violation>> RowsToViolations(
     const db::Rows& rows, const ColumnBinding& binding, const std::vector<std::string>& invariants);
 
 }  // namespace seatwatch::metrics

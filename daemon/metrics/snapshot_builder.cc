@@ -1,9 +1,6 @@
 #include "metrics/snapshot_builder.h"
 
-#include <algorithm>
-#include <sstream>
-
-#include <prometheus/text_serializer.h>
+#include <string>
 
 #include "metrics/family.h"
 #include "metrics/json_cap.h"
@@ -151,7 +148,7 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
   for (auto* family : {&dirty, &passes, &mode}) out.push_back(std::move(*family));
 }
 
-void WriteDetail(util::JsonWriter& json, const checks::DetailRows& detail) {
+void WriteDetail(util::JsonWriter& json, const DetailRows& detail) {
   json.BeginObject();
   json.Key("columns").BeginArray();
   for (const auto& column : detail.columns) json.String(column);
@@ -187,15 +184,6 @@ std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state) {
   return families;
 }
 
-std::string RenderText(std::vector<prometheus::MetricFamily> families) {
-  families.erase(std::remove_if(families.begin(), families.end(),
-                                [](const prometheus::MetricFamily& f) { return f.metric.empty(); }),
-                 families.end());
-  std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, families);
-  return out.str();
-}
-
 std::string InvariantsJson(const PollState& state) {
   util::JsonWriter json;
   json.BeginObject();
@@ -218,7 +206,7 @@ std::string InvariantsJson(const PollState& state) {
   for (const auto& check : state.checks) {
     if (check.invariants.empty()) continue;
     for (const auto& name : check.invariants) {
-      const checks::InvariantResult* result = FindInvariant(check, name);
+      const InvariantResult* result = FindInvariant(check, name);
       json.BeginObject();
       json.Key("name").String(name);
       json.Key("check").String(check.name);

@@ -6,6 +6,7 @@
 
 #include <prometheus/metric_family.h>
 
+#include "metrics/family_text.h"
 #include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
 
@@ -18,13 +19,10 @@ Snapshot BuildSnapshot(const PollState& state);
 // The same, keeping `state` itself in Snapshot::state (no copy of it).
 Snapshot BuildSnapshot(std::shared_ptr<const PollState> state);
 
-// seatwatch's own families (up, checks, invariants), before rendering. The
+// seatwatch's own families (up, checks, invariants), before rendering (see
+// RenderText). The
 // checks' own families are rendered when each check runs (CheckStatus::rendered).
 std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state);
-
-// Text exposition format; families without samples are left out (they would
-// print HELP and TYPE with nothing under them).
-std::string RenderText(std::vector<prometheus::MetricFamily> families);
 
 std::string InvariantsJson(const PollState& state);
 

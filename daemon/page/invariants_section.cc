@@ -9,7 +9,7 @@ namespace {
 
 // The label names of the shown keys, in order of first appearance (the rows
 // of one invariant normally share them).
-std::vector<std::string> KeyColumns(const std::vector<checks::Violation>& keys) {
+std::vector<std::string> KeyColumns(const std::vector<metrics::Violation>& keys) {
   std::vector<std::string> names;
   for (const auto& violation : keys) {
     for (const auto& label : violation.labels) {
@@ -44,7 +44,7 @@ void RenderKeys(std::string& out, const InvariantView& view) {
   }
 }
 
-void RenderDetail(std::string& out, const checks::DetailRows& detail) {
+void RenderDetail(std::string& out, const metrics::DetailRows& detail) {
   if (!detail.error.empty()) {
     out += "<p class=\"err\">the detail query failed: " + E(detail.error) + "</p>\n";
     return;

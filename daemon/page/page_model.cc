@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checks/lock_check.h"
+
 namespace seatwatch::page {
 
 namespace {
@@ -11,7 +13,7 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
   InvariantView view;
   view.name = name;
   view.check = check.name;
-  const checks::InvariantResult* result = metrics::FindInvariant(check, name);
+  const metrics::InvariantResult* result = metrics::FindInvariant(check, name);
   if (!result) {
     view.verdict = Verdict::kUnknown;
     view.reason = !check.has_run ? "not run yet"
@@ -34,7 +36,7 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
     if (view.first_keys.size() < kShownKeys) view.first_keys.push_back(violation);
   }
   if (result->detail) {
-    checks::DetailRows detail = *result->detail;
+    metrics::DetailRows detail = *result->detail;
     if (detail.rows.size() > kShownDetailRows) {
       detail.rows.resize(kShownDetailRows);
       detail.truncated = true;
@@ -104,14 +106,16 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
       if (model.invariants.back().verdict == Verdict::kUnknown) ++model.unknown;
     }
     model.checks.push_back(HealthOf(check));
-    if (check.output && check.output->lock_poll) {
-      model.locks = check.output->lock_poll;
+    auto lock_poll = check.output ? checks::LockPollOf(*check.output) : nullptr;
+    if (lock_poll) {
+      model.locks = std::move(lock_poll);
       locks_check = &check;
     } else if (check.name == "locks" && !locks_check) {
       locks_check = &check;
     }
-    if (check.output && check.output->holds) {
-      model.holds = check.output->holds;
+    const checks::HoldsCounts* holds = check.output ? checks::HoldsOf(*check.output) : nullptr;
+    if (holds) {
+      model.holds = *holds;
       holds_check = &check;
     } else if (check.name == "holds" && !holds_check) {
       holds_check = &check;

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "checks/check_output.h"
+#include "checks/holds_check.h"
 #include "cleanup/cleanup_status.h"
 #include "locks/lock_poll.h"
-#include "metrics/server_facts.h"
+#include "metrics/lane_server.h"
 #include "metrics/snapshot.h"
 
 namespace seatwatch::page {
@@ -34,10 +34,10 @@ struct InvariantView {
   double since_unix = 0;                      // when the current status began (0: not known)
   size_t rows = 0;                            // offending rows the query returned
   double total = 0;                           // their values summed
-  std::vector<checks::Violation> first_keys;  // the first kShownKeys offending rows
+  std::vector<metrics::Violation> first_keys;  // the first kShownKeys offending rows
   // The first kShownDetailRows rows of detail_sql (rows cut; `truncated`
   // set when more were there or the detail limits cut some).
-  std::optional<checks::DetailRows> detail;
+  std::optional<metrics::DetailRows> detail;
 };
 
 // A section backed by one check (locks, holds): shown from its last

@@ -17,7 +17,7 @@ std::string RoleCell(const metrics::LaneServer& server) {
   return cell;
 }
 
-std::string LagCell(const metrics::ServerFacts& facts) {
+std::string LagCell(const db::ServerFacts& facts) {
   if (!facts.in_recovery) return "<span class=\"meta\">none (a primary)</span>";
   if (facts.replica_lag_seconds <= 0) return E(FormatAge(0)) + " <span class=\"meta\">caught up</span>";
   return "<strong>" + E(FormatAge(facts.replica_lag_seconds)) + "</strong> behind";
@@ -34,7 +34,7 @@ void RenderServers(std::string& out, const PageModel& model) {
         "<div class=\"scroll\"><table class=\"servers\"><tr><th>lane</th><th>server</th>"
         "<th>replay lag</th><th>timeline</th><th>system identifier</th></tr>\n";
     for (const auto& server : model.servers) {
-      const metrics::ServerFacts& facts = server.facts;
+      const db::ServerFacts& facts = server.facts;
       out += "<tr><td><code>" + E(server.lane) + "</code></td><td>" + RoleCell(server) + "</td><td>" +
              LagCell(facts) + "</td><td class=\"num\">" +
              (facts.timeline > 0 ? std::to_string(facts.timeline) : "<span class=\"meta\">unknown</span>") +

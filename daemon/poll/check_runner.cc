@@ -69,7 +69,7 @@ RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& ent
     // for another client.
     db::SetLocal(*tx, own);
     checks::CheckContext context{*tx, queries, std::chrono::system_clock::now()};
-    checks::CheckOutput output = entry.check->Run(context);
+    metrics::CheckOutput output = entry.check->Run(context);
     tx->commit();
     RecordSuccess(entry, std::move(output), SecondsSince(start), UnixNow());
   } catch (const checks::EntryMismatch& e) {

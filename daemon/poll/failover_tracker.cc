@@ -19,7 +19,7 @@ constexpr const char* kSplitBrain =
 
 bool FailoverTracker::BehindAnotherPrimary(std::size_t lane_index,
                                            const metrics::LaneServer& server) {
-  const metrics::ServerFacts& facts = server.facts;
+  const db::ServerFacts& facts = server.facts;
   if (facts.in_recovery) {
     warned_.erase(lane_index);
     return false;
@@ -43,7 +43,7 @@ bool FailoverTracker::BehindAnotherPrimary(std::size_t lane_index,
 }
 
 bool FailoverTracker::Observe(std::size_t lane_index, const metrics::LaneServer& server) {
-  const metrics::ServerFacts& facts = server.facts;
+  const db::ServerFacts& facts = server.facts;
   if (facts.system_identifier.empty()) return false;
   bool warned = BehindAnotherPrimary(lane_index, server);
   Identity now{facts.system_identifier, facts.timeline};

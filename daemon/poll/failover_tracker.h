@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "metrics/server_facts.h"
+#include "metrics/lane_server.h"
 
 namespace seatwatch::poll {
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@ namespace seatwatch::poll {
 // the locks check; kLocks runs the locks check alone. `--once` runs every
 // check in one kChecks poller.
 enum class Lane { kChecks, kLocks };
+
+// What a lane's watchdog allows past a statement's own statement_timeout
+// before it cancels the statement and drops the connection.
+constexpr std::chrono::seconds kWatchdogMargin{2};
 
 // "checks" or "locks", for logs.
 std::string LaneName(Lane lane);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "metrics/snapshot_builder.h"
 #include "poll/check_runner.h"
 #include "util/heap.h"
 #include "util/log.h"
@@ -32,35 +31,6 @@ std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>>
   return out;
 }
 
-bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
-  db::SessionSettings x = LaneSessionSettings(a, lane);
-  db::SessionSettings y = LaneSessionSettings(b, lane);
-  return LaneDsn(a, lane) == LaneDsn(b, lane) &&
-         a.database.reconnect_max_backoff == b.database.reconnect_max_backoff &&
-         x.application_name == y.application_name && x.connect_timeout == y.connect_timeout &&
-         x.statement_timeout == y.statement_timeout && x.lock_timeout == y.lock_timeout &&
-         x.read_only == y.read_only;
-}
-
-// Whether the change feed made for `a` serves `b` as it is: the same
-// [changes] settings, database and watched tables. Otherwise a reload makes
-// a new one (a new slot, so every incremental check starts over).
-bool SameFeed(const config::Config& a, const config::Config& b) {
-  auto tables = [](const config::Config& config) {
-    std::vector<std::map<std::string, std::string>> out;
-    for (const auto& entry : config.queries) {
-      if (entry.incremental()) out.push_back(entry.tables);
-    }
-    return out;
-  };
-  const auto& x = a.changes;
-  const auto& y = b.changes;
-  return x.enabled == y.enabled && x.dsn == y.dsn && x.publication == y.publication &&
-         x.slot_prefix == y.slot_prefix && x.statement_timeout == y.statement_timeout &&
-         x.create_timeout == y.create_timeout && x.max_changes == y.max_changes &&
-         a.database.dsn == b.database.dsn && tables(a) == tables(b);
-}
-
 }  // namespace
 
 Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks,
@@ -76,30 +46,23 @@ Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>
       checks_(Schedule(std::move(checks))),
       publisher_(std::move(publisher)),
       slot_(slot),
-      facts_reader_(LaneName(lane)) {
+      lane_session_(config_, lane_,
+                    [publisher = publisher_, slot = slot_] { publisher->MarkOverdue(slot); }) {
   state_.version = std::move(version);
-  session_ = MakeSession();
-  watchdog_ = std::make_unique<db::StatementWatchdog>(
-      LaneName(lane_), [publisher = publisher_, slot = slot_] { publisher->MarkOverdue(slot); });
   RebuildState();
   Publish();
 }
 
 Poller::~Poller() = default;
 
-std::unique_ptr<db::Session> Poller::MakeSession() const {
-  return std::make_unique<db::Session>(LaneDsn(config_, lane_), LaneSessionSettings(config_, lane_),
-                                       config_.database.reconnect_max_backoff);
-}
-
 void Poller::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
     wake_.notify_all();
-    if (feed_) feed_->Abort();
   }
-  watchdog_->Abort();
+  feed_.Abort();
+  lane_session_.Abort();
 }
 
 void Poller::SetProgress(std::shared_ptr<LaneProgress> progress) {
@@ -111,77 +74,9 @@ void Poller::Stamp() {
 }
 
 void Poller::SetChangeFeedFactory(ChangeFeedFactory factory) {
-  feed_factory_ = std::move(factory);
-  UpdateChangeFeed(true);
+  feed_.SetFactory(std::move(factory));
+  feed_.Update(config_, checks_, true);
   RebuildState();
-}
-
-bool Poller::FeedWanted() const {
-  return feed_factory_ && std::any_of(checks_.begin(), checks_.end(), [](const auto& entry) {
-           return entry.check->wants_changes();
-         });
-}
-
-void Poller::UpdateChangeFeed(bool config_changed) {
-  bool wanted = FeedWanted() && !feed_suspended_;
-  if (wanted && feed_ && !config_changed) return;
-  std::unique_ptr<changes::ChangeSource> fresh;
-  if (wanted) {
-    try {
-      fresh = feed_factory_(config_);
-    } catch (const std::exception& e) {
-      log::Error("cannot make the change feed; incremental checks run full passes",
-                 {{"error", e.what()}});
-    }
-  }
-  std::unique_ptr<changes::ChangeSource> old;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    old = std::move(feed_);
-    feed_ = std::move(fresh);
-  }
-  if (old || !feed_) {
-    // Whatever the checks were seeded in is gone: tell them, so that the
-    // next feed's first batch is a new generation for them, whatever its
-    // number.
-    changes::ChangeBatch down;
-    for (auto& entry : checks_) {
-      if (entry.check->wants_changes()) {
-        entry.check->AcceptChanges(down, changes::ResyncReason::kStartup);
-      }
-    }
-  }
-  // `old` goes here: its slot with it.
-}
-
-void Poller::DrainChanges() {
-  const auto& changes = config_.changes;
-  // Silence: one statement of the slot session; in all, a connect, ending a
-  // given-up session (a wait bounded by statement_timeout), a slot creation,
-  // the publication's inspection, the drain and the coverage read after it.
-  auto silence = changes.statement_timeout + kWatchdogMargin;
-  auto total = config_.database.connect_timeout + changes.create_timeout +
-               changes.statement_timeout * 6 + kWatchdogMargin;
-  changes::ChangeBatch batch;
-  changes::ResyncReason reason = changes::ResyncReason::kStartup;
-  // The lane's watchdog: a slot session that stops answering is dropped
-  // like a stalled check (the lane shows as overdue meanwhile), and SIGTERM
-  // cancels a drain as it cancels a check.
-  watchdog_->Arm(feed_->shared_connection(), silence, total);
-  try {
-    batch = feed_->Drain();
-    reason = feed_->generation_reason();
-  } catch (const std::exception& e) {
-    // Drain() promises not to throw; a down batch if it does.
-    log::Error("change feed drain failed", {{"error", e.what()}});
-    batch = changes::ChangeBatch{};
-  }
-  if (watchdog_->Disarm()) {
-    log::Warn("change feed gave no answer in time; connection dropped");
-  }
-  for (auto& entry : checks_) {
-    if (entry.check->wants_changes()) entry.check->AcceptChanges(batch, reason);
-  }
 }
 
 void Poller::Reload(config::Config config, std::vector<std::unique_ptr<checks::Check>> checks) {
@@ -232,17 +127,15 @@ void Poller::ApplyPendingReload() {
   config_ = std::move(pending->config);
   if (database_changed) {
     log::Info("database settings changed; reconnecting", {{"lane", LaneName(lane_)}});
-    session_ = MakeSession();
-    // Another server, maybe another role: its privileges are read afresh.
-    facts_reader_ = db::ServerFactsReader(LaneName(lane_));
+    lane_session_.Reconnect(config_);
   }
   // A lane left without checks ([locks] disabled) keeps no idle session open,
   // and reports no server.
   if (checks_.empty()) {
-    session_->Disconnect();
+    lane_session_.session().Disconnect();
     state_.servers.clear();
   }
-  UpdateChangeFeed(feed_changed);
+  feed_.Update(config_, checks_, feed_changed);
   RebuildState();
   log::Info("configuration reloaded",
             {{"lane", LaneName(lane_)}, {"checks", std::to_string(checks_.size())}});
@@ -283,15 +176,15 @@ void Poller::PollDue(bool force_all) {
   // The facts first: whether the checks lane may use its change feed in
   // this poll depends on them.
   std::string unreachable;
-  std::optional<metrics::ServerFacts> facts = ReadFacts(stopping, unreachable);
+  std::optional<db::ServerFacts> facts = lane_session_.ReadFacts(stopping, unreachable);
   state_.servers.clear();
   if (facts) {
     state_.servers.push_back({LaneName(lane_), *facts});
     FollowRecovery(*facts);
   }
-  if (wants_changes && feed_) DrainChanges();
+  if (wants_changes && feed_.has_feed()) feed_.Drain(config_, lane_session_.watchdog(), checks_);
   if (unreachable.empty()) {
-    RunDue(due, stopping);
+    lane_session_.RunDue(config_, due, stopping, [this] { Stamp(); });
   } else {
     FailAll(due, db::FailureReason::kConnection, unreachable);
   }
@@ -308,24 +201,17 @@ void Poller::PollDue(bool force_all) {
   for (const auto& entry : checks_) {
     if (entry.status.incremental) full_pass_cost += entry.status.incremental->last_full_pass_seconds;
   }
-  if (feed_ && full_pass_cost > 0) feed_->NoteFullPassCost(full_pass_cost);
-  session_->CheckAfterError();
-  state_.database_up = session_->connected();
+  if (full_pass_cost > 0) feed_.NoteFullPassCost(full_pass_cost);
+  db::Session& session = lane_session_.session();
+  session.CheckAfterError();
+  state_.database_up = session.connected();
   if (state_.database_up) state_.last_successful_poll_unix = state_.last_poll_unix;
 }
 
-void Poller::FollowRecovery(const metrics::ServerFacts& facts) {
-  recovery_.Observe(facts.in_recovery, LaneName(lane_), session_->masked_dsn());
+void Poller::FollowRecovery(const db::ServerFacts& facts) {
+  recovery_.Observe(facts.in_recovery, LaneName(lane_), lane_session_.session().masked_dsn());
   // Only the checks lane has a change feed.
-  if (lane_ != Lane::kChecks || facts.in_recovery == feed_suspended_) return;
-  feed_suspended_ = facts.in_recovery;
-  if (feed_suspended_ && FeedWanted()) {
-    log::Warn("checks lane reads a standby: incremental checks run full passes (the change "
-              "feed needs the primary)");
-  }
-  // Suspended: the feed goes and its checks are told it is down. Resumed
-  // (a promotion): a new feed, a new slot, so a full pass first.
-  UpdateChangeFeed(true);
+  if (lane_ == Lane::kChecks) feed_.FollowRecovery(facts.in_recovery, config_, checks_);
 }
 
 void Poller::UpdateHistory() {
@@ -353,7 +239,7 @@ void Poller::RebuildState() {
 void Poller::Publish() {
   UpdateHistory();
   RebuildState();
-  state_.changes_metrics = feed_ ? feed_->RenderMetrics() : std::string();
+  state_.changes_metrics = feed_.RenderMetrics();
   publisher_->Publish(slot_, state_);
   // The poll's rows are freed by now, and the previous snapshot with
   // them unless a scrape still holds it.
@@ -363,7 +249,7 @@ void Poller::Publish() {
 void Poller::Run() {
   log::Info("poller started", {{"lane", LaneName(lane_)},
                                {"checks", std::to_string(checks_.size())},
-                               {"dsn", session_->masked_dsn()}});
+                               {"dsn", lane_session_.session().masked_dsn()}});
   // The heartbeat's longest gap while waiting (see LaneProgress).
   Clock::duration stamp_period =
       progress_ ? progress_->stamp_period() : Clock::duration(std::chrono::hours(1));
@@ -389,15 +275,9 @@ void Poller::Run() {
       wake_.wait_until(lock, std::min(next, Clock::now() + stamp_period));
     }
   }
-  session_->Disconnect();
-  {
-    // Its connection, and the temporary slot with it.
-    std::unique_ptr<changes::ChangeSource> feed;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      feed = std::move(feed_);
-    }
-  }
+  lane_session_.session().Disconnect();
+  // Its connection, and the temporary slot with it.
+  feed_.Release();
   log::Info("poller stopped", {{"lane", LaneName(lane_)}});
 }
 
@@ -405,7 +285,7 @@ metrics::PollState Poller::RunAllOnce() {
   PollDue(true);
   UpdateHistory();
   RebuildState();
-  session_->Disconnect();
+  lane_session_.session().Disconnect();
   return state_;
 }
 

@@ -6,20 +6,18 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "changes/change_source.h"
 #include "checks/check.h"
 #include "config/config.h"
 #include "db/server_facts.h"
-#include "db/session.h"
-#include "db/statement_watchdog.h"
 #include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
+#include "poll/feed_keeper.h"
 #include "poll/lane.h"
 #include "poll/lane_progress.h"
+#include "poll/lane_session.h"
 #include "poll/recovery_watch.h"
 #include "poll/scheduled_check.h"
 #include "poll/state_publisher.h"
@@ -31,31 +29,25 @@ namespace seatwatch::poll {
 // its session and its checks; Stop() and Reload() may be called from any
 // thread. Stop() cancels the statement in flight (and drops the connection
 // if the cancel is not answered at once) and starts no further check;
-// Reload() takes effect between polls. Every check runs under a
-// StatementWatchdog: one that gets no answer within its statement_timeout
-// plus kWatchdogMargin is cancelled and dropped, and the lane is published
-// as overdue (seatwatch_up 0, none of its series) at that moment, even if
-// its thread stays blocked.
+// Reload() takes effect between polls. The checks run on the lane's
+// LaneSession, under its watchdog: a check that stops answering is dropped
+// and the lane is published as overdue (seatwatch_up 0, none of its series)
+// at that moment, even if its thread stays blocked.
 //
-// Incremental checks (Check::wants_changes): the checks lane's poller owns
-// the change feed. Before a poll in which such a check is due it drains the
-// feed once (under the lane's watchdog) and hands the batch to every check
-// that wants changes; after the poll it tells the feed what the full passes
-// cost. Stop() aborts the feed too.
+// Incremental checks (Check::wants_changes): the checks lane's poller keeps
+// the change feed (FeedKeeper). Before a poll in which such a check is due
+// it drains the feed once and hands the batch to every check that wants
+// changes; after the poll it tells the feed what the full passes cost.
+// Stop() aborts the feed too.
 //
 // Before each poll's checks, and before the drain, the poller reads its
 // server's facts (standby or primary, replay lag, identity: see
-// db::ServerFactsReader) on the lane's session under the lane's watchdog,
-// into PollState::servers. While the checks lane reads a standby it has no
-// change feed (the feed's keys would be ahead of the standby's snapshot):
-// incremental checks run full passes; after a promotion it makes a new one.
-// A check that a standby's replay cancels (a recovery conflict) runs once
-// more at once, on a new session if the conflict ended the old one.
+// db::ServerFactsReader) into PollState::servers. While the checks lane
+// reads a standby it has no change feed: incremental checks run full
+// passes; after a promotion it makes a new one.
 class Poller {
  public:
-  static constexpr std::chrono::seconds kWatchdogMargin{2};
-  using ChangeFeedFactory =
-      std::function<std::unique_ptr<changes::ChangeSource>(const config::Config&)>;
+  using ChangeFeedFactory = FeedKeeper::Factory;
 
   // One poller, every check, one session, publishing to `store` alone (--once,
   // tests).
@@ -91,19 +83,12 @@ class Poller {
 
  private:
   void PollDue(bool force_all);
-  void RunDue(const std::vector<ScheduledCheck*>& due, const std::function<bool()>& stopping);
-  std::optional<metrics::ServerFacts> ReadFacts(const std::function<bool()>& stopping,
-                                                std::string& unreachable);
-  void FollowRecovery(const metrics::ServerFacts& facts);
-  bool FeedWanted() const;
-  void DrainChanges();
-  void UpdateChangeFeed(bool config_changed);
+  void FollowRecovery(const db::ServerFacts& facts);
   void ApplyPendingReload();
   void Publish();
   void UpdateHistory();
   void RebuildState();
   Clock::time_point NextDue() const;
-  std::unique_ptr<db::Session> MakeSession() const;
   void Stamp();
 
   config::Config config_;
@@ -111,16 +96,11 @@ class Poller {
   std::vector<ScheduledCheck> checks_;
   std::shared_ptr<StatePublisher> publisher_;
   std::size_t slot_;
-  std::unique_ptr<db::Session> session_;
-  std::unique_ptr<db::StatementWatchdog> watchdog_;
+  LaneSession lane_session_;
   metrics::PollState state_;
-  ChangeFeedFactory feed_factory_;
-  std::unique_ptr<changes::ChangeSource> feed_;  // replaced under mutex_ (Stop aborts it)
+  FeedKeeper feed_;
   std::shared_ptr<LaneProgress> progress_;
-  db::ServerFactsReader facts_reader_;
   RecoveryWatch recovery_;
-  // The checks lane reads a standby: no change feed until it reads a primary.
-  bool feed_suspended_ = false;
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -1,6 +1,6 @@
 #include "poll/scheduled_check.h"
 
-#include "metrics/snapshot_builder.h"
+#include "metrics/family_text.h"
 #include "util/log.h"
 
 namespace seatwatch::poll {
@@ -9,7 +9,7 @@ void InitErrorCounters(metrics::CheckStatus& status) {
   for (auto reason : db::kAllFailureReasons) status.errors.emplace(db::ReasonLabel(reason), 0);
 }
 
-void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double duration_seconds,
+void RecordSuccess(ScheduledCheck& entry, metrics::CheckOutput output, double duration_seconds,
                    double now_unix) {
   auto& status = entry.status;
   if (status.has_run && !status.success) {
@@ -31,7 +31,7 @@ void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double dur
   // The rendered text is the only copy kept.
   output.families = {};
   output.text = {};
-  status.output = std::make_shared<const checks::CheckOutput>(std::move(output));
+  status.output = std::make_shared<const metrics::CheckOutput>(std::move(output));
 }
 
 void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::string& message,

@@ -21,7 +21,7 @@ struct ScheduledCheck {
 // Records one run's outcome: counters, timestamps, the output kept for the
 // next snapshot, and a log line only when the check changes state (failing,
 // recovered, or failing for a new reason).
-void RecordSuccess(ScheduledCheck& entry, checks::CheckOutput output, double duration_seconds,
+void RecordSuccess(ScheduledCheck& entry, metrics::CheckOutput output, double duration_seconds,
                    double now_unix);
 void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::string& message,
                    double duration_seconds);

@@ -12,7 +12,7 @@ namespace seatwatch::report {
 
 namespace {
 
-std::string FormatLabels(const std::vector<checks::Label>& labels) {
+std::string FormatLabels(const std::vector<metrics::Label>& labels) {
   std::vector<std::string> shown;
   for (const auto& label : labels) shown.push_back(label.name + "=" + TerminalSafe(label.value));
   return shown.empty() ? "(no labels)" : util::Join(shown, " ");
@@ -24,7 +24,8 @@ std::string FormatValue(double value) {
   return out.str();
 }
 
-void WriteTable(std::ostringstream& out, const checks::DetailRows& detail, const std::string& indent) {
+void WriteTable(std::ostringstream& out, const metrics::DetailRows& detail,
+                const std::string& indent) {
   std::vector<size_t> widths;
   std::vector<std::string> columns;
   for (const auto& column : detail.columns) columns.push_back(TerminalSafe(column));
@@ -82,7 +83,7 @@ void WriteSamples(std::ostringstream& out, const std::string& text) {
 
 // "primary", or "standby, replay 0.4 s behind": whether the checks read a
 // standby, and how late what they judged may be.
-std::string DescribeServer(const metrics::ServerFacts& facts) {
+std::string DescribeServer(const db::ServerFacts& facts) {
   if (!facts.in_recovery) return "primary";
   std::ostringstream out;
   out << "standby, replay " << std::fixed << std::setprecision(1) << facts.replica_lag_seconds
@@ -90,7 +91,7 @@ std::string DescribeServer(const metrics::ServerFacts& facts) {
   return out.str();
 }
 
-bool SameServer(const metrics::ServerFacts& a, const metrics::ServerFacts& b) {
+bool SameServer(const db::ServerFacts& a, const db::ServerFacts& b) {
   return a.in_recovery == b.in_recovery && a.system_identifier == b.system_identifier &&
          a.timeline == b.timeline;
 }
@@ -138,7 +139,7 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::vector<
   for (const auto& check : state.checks) {
     for (const auto& name : check.invariants) {
       ++shown;
-      const checks::InvariantResult* result = metrics::FindInvariant(check, name);
+      const metrics::InvariantResult* result = metrics::FindInvariant(check, name);
       if (!result) {
         out << "  UNKNOWN   " << name << "  (check " << check.name << " failed: "
             << check.last_reason << ": " << TerminalSafe(check.last_error) << ")\n";

@@ -104,17 +104,17 @@ class LockCheckTest : public ::testing::Test {
 
   // One run of the check, as the poller does it: its own short read-only
   // transaction.
-  checks::CheckOutput Poll(checks::LockCheck& check) {
+  metrics::CheckOutput Poll(checks::LockCheck& check) {
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(*monitor_);
     tx.exec0("SET LOCAL statement_timeout = 1000; SET LOCAL lock_timeout = 100");
     db::QueryCache cache;
     checks::CheckContext context{tx, cache, std::chrono::system_clock::now()};
-    checks::CheckOutput output = check.Run(context);
+    metrics::CheckOutput output = check.Run(context);
     tx.commit();
     return output;
   }
 
-  static std::string Text(const checks::CheckOutput& output) {
+  static std::string Text(const metrics::CheckOutput& output) {
     return metrics::RenderText(output.families);
   }
 
@@ -149,7 +149,7 @@ TEST_F(LockCheckTest, IdleHolderOfAHotSeatHoldsUpThreeAtDepthOne) {
     AwaitWaiters(i + 1);
   }
 
-  checks::CheckOutput first = Poll(check);
+  metrics::CheckOutput first = Poll(check);
   std::string text = Text(first);
   EXPECT_EQ(Sample(text, "seatwatch_lock_waiting_sessions"), 3) << text;
   EXPECT_EQ(Sample(text, "seatwatch_lock_blocking_roots{state=\"idle in transaction\"}"), 1)
@@ -345,7 +345,7 @@ TEST_F(LockCheckTest, ShowQueryNoneHidesQueryText) {
   ASSERT_EQ(holder.Run("BEGIN; " + Claim("A13")), "");
   waiter.Send(Claim("A13"));
   AwaitWaiters(1);
-  checks::CheckOutput output = Poll(check);
+  metrics::CheckOutput output = Poll(check);
   const std::string& json = output.documents.at("locks");
   EXPECT_NE(json.find("\"pid\":" + std::to_string(holder.pid())), std::string::npos) << json;
   EXPECT_EQ(json.find("\"query\""), std::string::npos) << json;

@@ -111,11 +111,11 @@ class LockQueryTextTest : public ::testing::Test {
                                 "'Lock' AND datname = current_database()"));
   }
 
-  checks::CheckOutput Poll(checks::LockCheck& check) {
+  metrics::CheckOutput Poll(checks::LockCheck& check) {
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(*monitor_);
     db::QueryCache cache;
     checks::CheckContext context{tx, cache, std::chrono::system_clock::now()};
-    checks::CheckOutput output = check.Run(context);
+    metrics::CheckOutput output = check.Run(context);
     tx.commit();
     return output;
   }
@@ -130,7 +130,7 @@ class LockQueryTextTest : public ::testing::Test {
 TEST_F(LockQueryTextTest, DefaultShowsBlockedAlterRoleWithoutItsPassword) {
   checks::LockCheck check(config_);
   BlockAlterRole();
-  checks::CheckOutput output = Poll(check);
+  metrics::CheckOutput output = Poll(check);
   const std::string& json = output.documents.at("locks");
   EXPECT_NE(json.find("\"pid\":" + std::to_string(waiter_->pid())), std::string::npos) << json;
   EXPECT_EQ(json.find(kSecret), std::string::npos) << json;
@@ -150,7 +150,7 @@ TEST_F(LockQueryTextTest, RawShowsTheTextAsSent) {
   config_.show_query = config::LocksConfig::ShowQuery::kRaw;
   checks::LockCheck check(config_);
   BlockAlterRole();
-  checks::CheckOutput output = Poll(check);
+  metrics::CheckOutput output = Poll(check);
   const std::string& json = output.documents.at("locks");
   EXPECT_NE(json.find(std::string("\"query\":\"ALTER ROLE sw_filler PASSWORD '") + kSecret + "'\""),
             std::string::npos)
@@ -163,7 +163,7 @@ TEST_F(LockQueryTextTest, NoneShowsNoText) {
   config_.show_query = config::LocksConfig::ShowQuery::kNone;
   checks::LockCheck check(config_);
   BlockAlterRole();
-  checks::CheckOutput output = Poll(check);
+  metrics::CheckOutput output = Poll(check);
   const std::string& json = output.documents.at("locks");
   EXPECT_NE(json.find("\"pid\":" + std::to_string(waiter_->pid())), std::string::npos) << json;
   EXPECT_EQ(json.find("\"query\""), std::string::npos) << json;
@@ -177,7 +177,7 @@ TEST_F(LockQueryTextTest, CutsAfterNormalizing) {
   config_.query_max_length = 32;
   checks::LockCheck check(config_);
   BlockAlterRole();
-  checks::CheckOutput output = Poll(check);
+  metrics::CheckOutput output = Poll(check);
   const std::string& json = output.documents.at("locks");
   EXPECT_NE(json.find("\"query\":\"ALTER ROLE sw_filler PASSWORD $1\""), std::string::npos) << json;
   EXPECT_EQ(json.find("TopSec"), std::string::npos) << json;
@@ -190,7 +190,7 @@ TEST_F(LockQueryTextTest, LiteralCutOpenByTheServerIsHidden) {
   config_.query_max_length = 40;
   checks::LockCheck check(config_);
   BlockAlterRole(kSecret + std::string(2000, 'z'));
-  checks::CheckOutput output = Poll(check);
+  metrics::CheckOutput output = Poll(check);
   const std::string& json = output.documents.at("locks");
   EXPECT_NE(json.find("\"query\":\"ALTER ROLE sw_filler PASSWORD $1\""), std::string::npos) << json;
   EXPECT_EQ(json.find("TopSec"), std::string::npos) << json;

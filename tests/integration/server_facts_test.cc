@@ -34,7 +34,7 @@ TEST(ServerFactsTest, PrimaryIsNotInRecoveryOnTimelineOne) {
   ScratchDatabase db("sw_facts_primary", ScratchDatabase::Schema::kNone);
   auto connection = db.Connect();
   db::ServerFactsReader reader("checks");
-  metrics::ServerFacts facts = reader.Read(*connection);
+  db::ServerFacts facts = reader.Read(*connection);
   EXPECT_FALSE(facts.in_recovery);
   EXPECT_EQ(facts.replica_lag_seconds, 0);
   ASSERT_FALSE(facts.system_identifier.empty());
@@ -53,8 +53,8 @@ TEST(ServerFactsTest, RevokedIdentityFallsBackOnceAndStillReadsRecovery) {
   pqxx::connection connection(db.dsn() + " user=sw_facts_plain");
   db::ServerFactsReader reader("locks");
   ::testing::internal::CaptureStderr();
-  metrics::ServerFacts first = reader.Read(connection);
-  metrics::ServerFacts second = reader.Read(connection);
+  db::ServerFacts first = reader.Read(connection);
+  db::ServerFacts second = reader.Read(connection);
   std::string log = ::testing::internal::GetCapturedStderr();
   EXPECT_FALSE(reader.reads_identity());
   for (const auto& facts : {first, second}) {

@@ -35,9 +35,9 @@ PollState HugeInvariantState() {
   check.has_run = true;
   check.success = true;
   check.invariants = {"first", "second", "third"};
-  checks::CheckOutput output;
+  metrics::CheckOutput output;
   for (const auto& name : check.invariants) {
-    checks::InvariantResult result;
+    metrics::InvariantResult result;
     result.name = name;
     result.check = "pack";
     if (name == "second") {
@@ -48,7 +48,7 @@ PollState HugeInvariantState() {
     }
     output.invariants.push_back(std::move(result));
   }
-  check.output = std::make_shared<const checks::CheckOutput>(std::move(output));
+  check.output = std::make_shared<const metrics::CheckOutput>(std::move(output));
   state.checks.push_back(check);
   return state;
 }
@@ -74,9 +74,9 @@ TEST(ApiSizeTest, InvariantsJsonIsCappedAndStillNamesEveryInvariant) {
 
 TEST(ApiSizeTest, SmallInvariantsJsonIsNotMarked) {
   PollState state = HugeInvariantState();
-  checks::CheckOutput output = *state.checks[0].output;
+  metrics::CheckOutput output = *state.checks[0].output;
   output.invariants[1].violations.resize(3);
-  state.checks[0].output = std::make_shared<const checks::CheckOutput>(output);
+  state.checks[0].output = std::make_shared<const metrics::CheckOutput>(output);
   std::string text;
   EXPECT_EQ(PythonJson(BuildSnapshot(state).invariants_json,
                        "'truncated' not in d and len(d['invariants'][1]['violations']) == 3 and "
@@ -106,10 +106,10 @@ TEST(ApiSizeTest, LocksDocumentIsCappedToValidJson) {
   check.name = "locks";
   check.has_run = true;
   check.success = true;
-  checks::CheckOutput output;
+  metrics::CheckOutput output;
   output.documents["locks"] = HugeLocksJson();
   ASSERT_GT(output.documents["locks"].size(), 16 * kMiB);
-  check.output = std::make_shared<const checks::CheckOutput>(output);
+  check.output = std::make_shared<const metrics::CheckOutput>(output);
   state.checks.push_back(check);
   Snapshot snapshot = BuildSnapshot(state);
   const std::string& json = snapshot.documents.at("locks");

@@ -8,10 +8,12 @@
 namespace seatwatch::checks {
 namespace {
 
-Violation Row(std::vector<Label> labels, double value) { return {std::move(labels), value}; }
+metrics::Violation Row(std::vector<metrics::Label> labels, double value) {
+  return {std::move(labels), value};
+}
 
 TEST(DetailParametersTest, OneDistinctSortedArrayPerLabelThenParams) {
-  std::vector<Violation> violations = {
+  std::vector<metrics::Violation> violations = {
       Row({{"event_id", "17"}, {"zone", "north"}}, 2),
       Row({{"event_id", "4"}, {"zone", "north"}}, 1),
       Row({{"event_id", "17"}, {"zone", "south"}}, 3),
@@ -22,7 +24,7 @@ TEST(DetailParametersTest, OneDistinctSortedArrayPerLabelThenParams) {
 }
 
 TEST(DetailParametersTest, OnlyAsManyAsTheQueryNames) {
-  std::vector<Violation> violations = {Row({{"event_id", "4"}}, 1)};
+  std::vector<metrics::Violation> violations = {Row({{"event_id", "4"}}, 1)};
   EXPECT_TRUE(DetailParameters({"event_id"}, violations, {"4"}, 0).empty());
   EXPECT_EQ(DetailParameters({"event_id"}, violations, {"4"}, 1),
             std::vector<std::string>{R"({"4"})"});
@@ -34,7 +36,7 @@ TEST(DetailParametersTest, OnlyAsManyAsTheQueryNames) {
 }
 
 TEST(DetailParametersTest, AnEntryWithoutLabelsPassesItsParams) {
-  std::vector<Violation> violations = {Row({}, 5)};
+  std::vector<metrics::Violation> violations = {Row({}, 5)};
   EXPECT_EQ(DetailParameters({}, violations, {"4", "7"}, 1), std::vector<std::string>{"4"});
 }
 

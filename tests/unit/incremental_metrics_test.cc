@@ -33,11 +33,11 @@ PollState StateWithIncrementalCheck() {
   booking.has_run = true;
   booking.success = true;
   booking.invariants = {"sold_seat_without_ticket"};
-  checks::CheckOutput output;
-  checks::InvariantResult result;
+  metrics::CheckOutput output;
+  metrics::InvariantResult result;
   result.name = "sold_seat_without_ticket";
   output.invariants = {result};
-  booking.output = std::make_shared<const checks::CheckOutput>(output);
+  booking.output = std::make_shared<const metrics::CheckOutput>(output);
   booking.incremental = Incremental("incremental", 4, 1700000000.5);
   state.checks.push_back(booking);
   CheckStatus plain;

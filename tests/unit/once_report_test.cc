@@ -17,16 +17,16 @@ metrics::CheckStatus Check(const std::string& name, bool violated) {
   status.has_run = true;
   status.success = true;
   status.invariants = {name};
-  checks::CheckOutput output;
-  checks::InvariantResult result;
+  metrics::CheckOutput output;
+  metrics::InvariantResult result;
   result.name = name;
   if (violated) result.violations.push_back({{{"event_id", "3"}}, 4});
-  checks::DetailRows detail;
+  metrics::DetailRows detail;
   detail.columns = {"event_id", "seat"};
   detail.rows = {{std::string("3"), std::string("A12")}};
   if (violated) result.detail = detail;
   output.invariants.push_back(result);
-  status.output = std::make_shared<const checks::CheckOutput>(output);
+  status.output = std::make_shared<const metrics::CheckOutput>(output);
   return status;
 }
 
@@ -42,17 +42,17 @@ metrics::CheckStatus Failed(const std::string& name, const std::string& reason,
 }
 
 // Check("b", true), its output changed by `edit`.
-metrics::CheckStatus ViolatedWith(const std::function<void(checks::CheckOutput&)>& edit) {
+metrics::CheckStatus ViolatedWith(const std::function<void(metrics::CheckOutput&)>& edit) {
   metrics::CheckStatus status = Check("b", true);
-  checks::CheckOutput output = *status.output;
+  metrics::CheckOutput output = *status.output;
   edit(output);
-  status.output = std::make_shared<const checks::CheckOutput>(output);
+  status.output = std::make_shared<const metrics::CheckOutput>(output);
   return status;
 }
 
 // Check("b", true) with `value` as its violation's key.
 metrics::CheckStatus ViolatedWithKey(const std::string& value) {
-  return ViolatedWith([&](checks::CheckOutput& output) {
+  return ViolatedWith([&](metrics::CheckOutput& output) {
     output.invariants[0].violations[0].labels[0].value = value;
   });
 }
@@ -97,7 +97,7 @@ TEST(OnceReportTest, ShowsViolationsDetailAndFailures) {
 // hide text or forge a line): control characters and bytes that are not
 // UTF-8 are shown as \xNN, newlines and tabs as \n and \t.
 TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
-  auto violated = ViolatedWith([](checks::CheckOutput& output) {
+  auto violated = ViolatedWith([](metrics::CheckOutput& output) {
     output.invariants[0].violations[0].labels[0].value = "3\x1b]0;pwned\x07";
     output.invariants[0].help = "two\nlines";
     output.invariants[0].detail->columns = {"seat\x1b[2J"};
@@ -108,7 +108,7 @@ TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
   metric.name = "m";
   metric.has_run = true;
   metric.success = true;
-  metric.output = std::make_shared<const checks::CheckOutput>();
+  metric.output = std::make_shared<const metrics::CheckOutput>();
   metric.rendered = std::make_shared<const std::string>(
       "# HELP seatwatch_m Rows.\n# TYPE seatwatch_m gauge\nseatwatch_m{k=\"\x1b[5mblink\"} 1\n");
   std::string text = ReportOf(UpState(

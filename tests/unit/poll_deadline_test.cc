@@ -23,8 +23,8 @@ TEST(PollDeadlineTest, OverdueLaneIsDownWithNoSeriesButKeepsItsCounters) {
   check.has_run = true;
   check.success = true;
   check.errors["timeout"] = 3;
-  auto output = std::make_shared<checks::CheckOutput>();
-  checks::InvariantResult verdict;
+  auto output = std::make_shared<metrics::CheckOutput>();
+  metrics::InvariantResult verdict;
   verdict.name = "sold_seat_without_ticket";
   output->invariants.push_back(verdict);
   check.output = output;

@@ -31,14 +31,14 @@ PollState StateWithViolation() {
   state.poll_interval_seconds = 10;
   CheckStatus check = Status("booking", true);
   check.invariants = {"sold_seat_without_ticket", "ticket_without_sold_seat"};
-  checks::CheckOutput output;
-  checks::InvariantResult violated;
+  metrics::CheckOutput output;
+  metrics::InvariantResult violated;
   violated.name = "sold_seat_without_ticket";
   violated.violations.push_back({{{"event_id", "7"}}, 2});
-  checks::InvariantResult fine;
+  metrics::InvariantResult fine;
   fine.name = "ticket_without_sold_seat";
   output.invariants = {violated, fine};
-  check.output = std::make_shared<const checks::CheckOutput>(output);
+  check.output = std::make_shared<const metrics::CheckOutput>(output);
   check.rendered = std::make_shared<const std::string>(
       RenderText({SingleGauge("seatwatch_event_inventory", "inv", 5)}));
   state.checks.push_back(check);

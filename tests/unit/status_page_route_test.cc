@@ -21,8 +21,8 @@ metrics::PollState OneInvariant(double violations) {
   state.database_up = true;
   state.last_poll_unix = 1796146810;
   state.last_successful_poll_unix = 1796146810;
-  checks::CheckOutput output;
-  checks::InvariantResult result;
+  metrics::CheckOutput output;
+  metrics::InvariantResult result;
   result.name = "sold_seat_without_ticket";
   result.check = "booking";
   result.violations = {{{{"event_id", "<b>42</b>"}}, violations}};
@@ -32,7 +32,7 @@ metrics::PollState OneInvariant(double violations) {
   check.invariants = {"sold_seat_without_ticket"};
   check.has_run = true;
   check.success = true;
-  check.output = std::make_shared<const checks::CheckOutput>(output);
+  check.output = std::make_shared<const metrics::CheckOutput>(output);
   state.checks.push_back(check);
   return state;
 }

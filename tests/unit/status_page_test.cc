@@ -69,7 +69,7 @@ std::shared_ptr<const locks::LockPoll> HotSeatPoll() {
   return poll;
 }
 
-metrics::CheckStatus Ran(const std::string& name, checks::CheckOutput output) {
+metrics::CheckStatus Ran(const std::string& name, metrics::CheckOutput output) {
   metrics::CheckStatus check;
   check.name = name;
   check.interval_seconds = 10;
@@ -77,7 +77,7 @@ metrics::CheckStatus Ran(const std::string& name, checks::CheckOutput output) {
   check.success = true;
   check.duration_seconds = 0.25;
   check.last_success_unix = kNow - 2;
-  check.output = std::make_shared<const checks::CheckOutput>(std::move(output));
+  check.output = std::make_shared<const metrics::CheckOutput>(std::move(output));
   return check;
 }
 
@@ -89,18 +89,18 @@ metrics::PollState ViolatedState() {
   state.last_successful_poll_unix = kNow - 1;
   state.poll_interval_seconds = 10;
 
-  checks::CheckOutput booking;
-  checks::InvariantResult sold;
+  metrics::CheckOutput booking;
+  metrics::InvariantResult sold;
   sold.name = "sold_seat_without_ticket";
   sold.check = "booking_reconciliation";
   sold.help = "Seats sold, tickets issued & payments confirmed must agree";
   sold.violations = {{{{"event_id", "3"}}, 1}, {{{"event_id", "1"}}, 0}};
-  checks::DetailRows detail;
+  metrics::DetailRows detail;
   detail.columns = {"event_id", "seat", "status", "holder", "payments"};
   detail.rows = {{std::string("3"), std::string("A7"), std::string("sold"), std::string(kAlert),
                   std::nullopt}};
   sold.detail = detail;
-  checks::InvariantResult limit;
+  metrics::InvariantResult limit;
   limit.name = "fan_over_limit";
   limit.check = "booking_reconciliation";
   limit.violations = {{{{"event_id", "3"}}, 0}};
@@ -111,12 +111,12 @@ metrics::PollState ViolatedState() {
   state.history["sold_seat_without_ticket"] = {false, kSince};
   state.history["fan_over_limit"] = {true, kSince - 3600};
 
-  checks::CheckOutput locks_output;
-  locks_output.lock_poll = HotSeatPoll();
+  metrics::CheckOutput locks_output;
+  locks_output.facts = HotSeatPoll();
   state.checks.push_back(Ran("locks", locks_output));
 
-  checks::CheckOutput holds_output;
-  holds_output.holds = checks::HoldsCounts{7, 3, 125.5, 2};
+  metrics::CheckOutput holds_output;
+  holds_output.facts = checks::HoldsCounts{7, 3, 125.5, 2};
   state.checks.push_back(Ran("holds", holds_output));
 
   metrics::CheckStatus inventory;
@@ -292,12 +292,12 @@ TEST(StatusPageTest, ADryRunSaysWhatItWouldHaveFreed) {
 
 TEST(StatusPageTest, AllOkAndNothingWaiting) {
   metrics::PollState state = ViolatedState();
-  checks::CheckOutput booking = *state.checks[0].output;
+  metrics::CheckOutput booking = *state.checks[0].output;
   booking.invariants[0].violations = {{{{"event_id", "3"}}, 0}};
-  state.checks[0].output = std::make_shared<const checks::CheckOutput>(booking);
-  checks::CheckOutput quiet;
-  quiet.lock_poll = std::make_shared<const locks::LockPoll>();
-  state.checks[1].output = std::make_shared<const checks::CheckOutput>(quiet);
+  state.checks[0].output = std::make_shared<const metrics::CheckOutput>(booking);
+  metrics::CheckOutput quiet;
+  quiet.facts = std::make_shared<const locks::LockPoll>();
+  state.checks[1].output = std::make_shared<const metrics::CheckOutput>(quiet);
   std::string page = RenderOf(state, nullptr);
   EXPECT_TRUE(Has(page, "<title>seatwatch: OK</title>")) << page;
   EXPECT_TRUE(Has(page, "<h1>OK: all 2 invariants hold</h1>")) << page;
@@ -341,13 +341,13 @@ TEST(StatusPageTest, BeforeTheFirstPoll) {
 
 TEST(StatusPageTest, LongListsAreCutAndCounted) {
   metrics::PollState state = ViolatedState();
-  checks::CheckOutput booking = *state.checks[0].output;
+  metrics::CheckOutput booking = *state.checks[0].output;
   booking.invariants[0].violations.clear();
   for (int event = 1; event <= 25; ++event) {
     booking.invariants[0].violations.push_back({{{"event_id", std::to_string(event)}}, 2});
   }
   booking.invariants[0].detail->rows.assign(40, booking.invariants[0].detail->rows[0]);
-  state.checks[0].output = std::make_shared<const checks::CheckOutput>(booking);
+  state.checks[0].output = std::make_shared<const metrics::CheckOutput>(booking);
   PageModel model = BuildPageModel(metrics::BuildSnapshot(state), nullptr, kNow);
   ASSERT_EQ(model.invariants[0].first_keys.size(), kShownKeys);
   EXPECT_EQ(model.invariants[0].rows, 25u);
@@ -379,9 +379,9 @@ TEST(StatusPageTest, AnIncrementalCheckSaysWhyItRunsFullPasses) {
 
 metrics::PollState WithLocks(std::shared_ptr<const locks::LockPoll> poll) {
   metrics::PollState state = ViolatedState();
-  checks::CheckOutput output;
-  output.lock_poll = std::move(poll);
-  state.checks[1].output = std::make_shared<const checks::CheckOutput>(output);
+  metrics::CheckOutput output;
+  output.facts = std::move(poll);
+  state.checks[1].output = std::make_shared<const metrics::CheckOutput>(output);
   return state;
 }
 

@@ -51,7 +51,7 @@ TEST(JsonEscapeTest, IllFormedUtf8BecomesReplacementCharacters) {
 }
 
 TEST(DetailLimitsTest, CutsValuesAndDropsRowsBeyondTheTotal) {
-  checks::DetailRows detail;
+  metrics::DetailRows detail;
   detail.columns = {"n", "text"};
   for (int i = 0; i < 10; ++i) {
     detail.rows.push_back({std::to_string(i), std::string(5000, 'x')});
@@ -63,14 +63,14 @@ TEST(DetailLimitsTest, CutsValuesAndDropsRowsBeyondTheTotal) {
   EXPECT_EQ(*detail.rows[0][1], std::string(100, 'x') + "...[truncated, 5000 bytes]");
   EXPECT_EQ(*detail.rows[3][0], "3");
 
-  checks::DetailRows small;
+  metrics::DetailRows small;
   small.columns = {"n"};
   small.rows = {{std::string("1")}, {std::nullopt}};
   checks::ApplyDetailLimits(small);
   EXPECT_FALSE(small.truncated);
   EXPECT_EQ(small.rows.size(), 2u);
 
-  checks::DetailRows failed;
+  metrics::DetailRows failed;
   failed.error = std::string(5000, 'e');
   checks::ApplyDetailLimits(failed);
   EXPECT_LT(failed.error.size(), 1100u);

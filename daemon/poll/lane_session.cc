@@ -1,11 +1,9 @@
-// One poll's work on the lane's session: the server's facts first, then
-// each due check in its own transaction, with the poller's two retries (a
-// session closed while idle, a recovery conflict). The rest of Poller is in
-// poller.cc.
-#include "poll/poller.h"
+#include "poll/lane_session.h"
 
 #include <pqxx/except>
 
+#include "db/local_settings.h"
+#include "db/query_cache.h"
 #include "poll/check_runner.h"
 #include "util/log.h"
 
@@ -20,22 +18,49 @@ namespace {
 // and readiness queries) plus the margin.
 db::StatementWatchdog::Clock::duration Silence(const checks::Check& check,
                                                const db::LocalSettings& wanted) {
-  return check.statement_timeout().value_or(wanted.statement_timeout) + Poller::kWatchdogMargin;
+  return check.statement_timeout().value_or(wanted.statement_timeout) + kWatchdogMargin;
 }
 
 db::StatementWatchdog::Clock::duration Budget(const checks::Check& check,
                                               const db::LocalSettings& wanted) {
   auto timeout = check.statement_timeout().value_or(wanted.statement_timeout);
   int statements = 3 + static_cast<int>(check.invariants().size()) + (check.wants_changes() ? 2 : 0);
-  return timeout * statements + Poller::kWatchdogMargin;
+  return timeout * statements + kWatchdogMargin;
+}
+
+std::unique_ptr<db::Session> MakeSession(const config::Config& config, Lane lane) {
+  return std::make_unique<db::Session>(LaneDsn(config, lane), LaneSessionSettings(config, lane),
+                                       config.database.reconnect_max_backoff);
 }
 
 }  // namespace
 
-// The poll's due checks, one transaction each, in order.
-void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
-                    const std::function<bool()>& stopping) {
-  db::LocalSettings wanted{config_.database.statement_timeout, config_.database.lock_timeout};
+bool SameSession(const config::Config& a, const config::Config& b, Lane lane) {
+  db::SessionSettings x = LaneSessionSettings(a, lane);
+  db::SessionSettings y = LaneSessionSettings(b, lane);
+  return LaneDsn(a, lane) == LaneDsn(b, lane) &&
+         a.database.reconnect_max_backoff == b.database.reconnect_max_backoff &&
+         x.application_name == y.application_name && x.connect_timeout == y.connect_timeout &&
+         x.statement_timeout == y.statement_timeout && x.lock_timeout == y.lock_timeout &&
+         x.read_only == y.read_only;
+}
+
+LaneSession::LaneSession(const config::Config& config, Lane lane,
+                         std::function<void()> on_overdue)
+    : lane_(lane),
+      session_(MakeSession(config, lane)),
+      watchdog_(std::make_unique<db::StatementWatchdog>(LaneName(lane), std::move(on_overdue))),
+      facts_reader_(LaneName(lane)) {}
+
+void LaneSession::Reconnect(const config::Config& config) {
+  session_ = MakeSession(config, lane_);
+  facts_reader_ = db::ServerFactsReader(LaneName(lane_));
+}
+
+void LaneSession::RunDue(const config::Config& config, const std::vector<ScheduledCheck*>& due,
+                         const std::function<bool()>& stopping,
+                         const std::function<void()>& stamp) {
+  db::LocalSettings wanted{config.database.statement_timeout, config.database.lock_timeout};
   // One poll's query results: entries sharing one query and params cost one
   // execution, whichever of them runs first.
   db::QueryCache queries;
@@ -45,7 +70,7 @@ void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
   std::size_t conflict_retry = due.size();
   for (std::size_t i = 0; i < due.size(); ++i) {
     if (stopping()) break;
-    Stamp();  // a long poll is progress too, check by check
+    stamp();  // a long poll is progress too, check by check
     std::vector<ScheduledCheck*> rest(due.begin() + static_cast<long>(i), due.end());
     bool again = i == conflict_retry;
     if (ran_any && !session_->connected() && !again) {
@@ -103,13 +128,7 @@ void Poller::RunDue(const std::vector<ScheduledCheck*>& due,
   }
 }
 
-// One statement on the lane's session, under its watchdog like a check. A
-// session the server closed while idle is reconnected and read again at
-// once, as for a check. `unreachable`: why the lane cannot run its checks
-// in this poll (no connection, or none that answers: the watchdog gave up),
-// which they then fail with; else left empty. Other failures leave the lane
-// without facts for this poll; its checks say the rest.
-std::optional<metrics::ServerFacts> Poller::ReadFacts(const std::function<bool()>& stopping,
+std::optional<db::ServerFacts> LaneSession::ReadFacts(const std::function<bool()>& stopping,
                                                       std::string& unreachable) {
   auto timeout = session_->settings().statement_timeout;
   for (int attempt = 0; attempt < 2 && !stopping(); ++attempt) {
@@ -123,7 +142,7 @@ std::optional<metrics::ServerFacts> Poller::ReadFacts(const std::function<bool()
     // Two statements at most: the fallback without the server's identity.
     watchdog_->Arm(session_->shared_connection(), timeout + kWatchdogMargin,
                    timeout * 2 + kWatchdogMargin);
-    std::optional<metrics::ServerFacts> facts;
+    std::optional<db::ServerFacts> facts;
     bool lost = false;
     try {
       facts = facts_reader_.Read(*connection);

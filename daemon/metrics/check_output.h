@@ -1,16 +1,14 @@
 #pragma once
 
+#include <any>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <prometheus/metric_family.h>
 
-#include "locks/lock_poll.h"
-
-namespace seatwatch::checks {
+namespace seatwatch::metrics {
 
 using Label = prometheus::ClientMetric::Label;
 
@@ -24,7 +22,7 @@ struct Violation {
 struct DetailRows {
   std::vector<std::string> columns;
   std::vector<std::vector<std::optional<std::string>>> rows;
-  std::string error;  // set when the detail query itself failed
+  std::string error;       // set when the detail query itself failed
   bool truncated = false;  // values cut or rows dropped by the detail limits
 };
 
@@ -48,15 +46,8 @@ struct InvariantResult {
   }
 };
 
-// The one row of the [holds] query, judged by the database's clock.
-struct HoldsCounts {
-  double active = 0;                  // held, hold_expires_at > now()
-  double expired = 0;                 // still held, hold_expires_at <= now(): the backlog
-  double expired_oldest_seconds = 0;  // now() - the oldest expiry among those (0: none)
-  double payments_lapsed = 0;         // 'started' payments whose fan no longer holds the seat
-};
-
-// What one successful run of a check produced. Immutable once published.
+// What one successful run of a check produced, as the snapshot keeps it.
+// Immutable once published.
 struct CheckOutput {
   std::vector<prometheus::MetricFamily> families;
   // Series the check wrote in text format itself, after `families`.
@@ -66,11 +57,11 @@ struct CheckOutput {
   std::map<std::string, std::string> documents;
   // Extra human-readable text for the --once report.
   std::string report;
-  // The facts themselves, for the status page (which renders them per page
-  // view, never asking the database): the locks check's poll and the holds
-  // check's counts; null/empty from other checks.
-  std::shared_ptr<const locks::LockPoll> lock_poll;
-  std::optional<HoldsCounts> holds;
+  // The check's own facts, for the status page (which renders them per page
+  // view, never asking the database); the check that sets them names their
+  // type (the locks check a shared_ptr<const locks::LockPoll>, the holds
+  // check its checks::HoldsCounts). Empty from other checks.
+  std::any facts;
 };
 
-}  // namespace seatwatch::checks
+}  // namespace seatwatch::metrics
