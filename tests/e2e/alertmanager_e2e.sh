@@ -110,7 +110,7 @@ prom_extra_yaml="alerting:
         - targets: [\"127.0.0.1:$am_port\"]"
 start_prometheus
 am_known() {
-  curl -sf "$prom/api/v1/alertmanagers" | grep -q "127.0.0.1:$am_port"
+  curl -sf "$prom/api/v1/alertmanagers" | grep "127.0.0.1:$am_port" > /dev/null
 }
 wait_for 30 am_known || die "Prometheus does not list the Alertmanager as active"
 

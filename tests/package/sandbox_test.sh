@@ -72,7 +72,9 @@ base="http://127.0.0.1:$port"
 # The daemon's pid: strace's child (directly, or under unshare's sh).
 wait_for 30 pgrep -f -n "^$x/usr/bin/seatwatch " > /dev/null || fail "no seatwatch process"
 daemon=$(pgrep -f -n "^$x/usr/bin/seatwatch ")
-up() { curl -sf "$base/metrics" | grep -qx 'seatwatch_up 1'; }
+# grep reads the whole scrape: with -q it would stop at the match, and under
+# pipefail curl's broken pipe (exit 23) would fail the check.
+up() { curl -sf "$base/metrics" | grep -x 'seatwatch_up 1' > /dev/null; }
 wait_for 60 up || { cat "$work/seatwatch.log"; fail "seatwatch_up never 1"; }
 curl -sf "$base/" -o /dev/null || fail "no status page"
 kill -HUP "$daemon"
