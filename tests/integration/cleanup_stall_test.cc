@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "support/daemon_process.h"
-#include "support/http_client.h"
+#include "support/daemon_test.h"
 #include "support/scratch_db.h"
 #include "support/stall_proxy.h"
 #include "support/test_env.h"
@@ -22,9 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::DaemonProcess;
-using testing::HttpGet;
 using testing::Sample;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
 constexpr const char* kErrors = "seatwatch_cleanup_batches_total{result=\"error\"}";
@@ -44,13 +42,11 @@ constexpr const char* kSlowCleanup =
     "   AND s.status = 'held' AND s.hold_expires_at <= now()\n"
     "RETURNING s.event_id, s.seat\n";
 
-class CleanupStallTest : public ::testing::Test {
+class CleanupStallTest : public testing::DaemonTest {
  protected:
   CleanupStallTest()
-      : db_("sw_cleanup_stall"),
-        proxy_(testing::ScratchTcpPort()),
-        dir_(testing::MakeTempDir("seatwatch-cleanup-stall")),
-        port_(testing::FreePort()) {
+      : DaemonTest("sw_cleanup_stall", "seatwatch-cleanup-stall"),
+        proxy_(testing::ScratchTcpPort()) {
     std::string queries = testing::SourceDir() + "/queries/booking/";
     testing::WriteFile(dir_ + "/slow_cleanup.sql", kSlowCleanup);
     config_ = dir_ + "/seatwatch.toml";
@@ -88,13 +84,8 @@ class CleanupStallTest : public ::testing::Test {
                "'sw-stall-cleanup' AND state = 'active' AND query LIKE '%pg_sleep%'") == "1";
   }
 
-  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
 
-  ScratchDatabase db_;
   testing::StallProxy proxy_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(CleanupStallTest, SigtermDuringAStalledBatchExitsAtOnce) {

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "support/daemon_process.h"
+#include "support/daemon_test.h"
 #include "support/hostile_clients.h"
-#include "support/http_client.h"
 #include "support/scratch_db.h"
 #include "support/stall_proxy.h"
 #include "support/test_env.h"
@@ -25,22 +25,18 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::DaemonProcess;
-using testing::HttpGet;
 using testing::Sample;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
 constexpr const char* kOk = "seatwatch_invariant_ok{invariant=\"always_violated\"}";
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-class PollStallTest : public ::testing::Test {
+class PollStallTest : public testing::DaemonTest {
  protected:
   PollStallTest()
-      : db_("sw_poll_stall"),
-        proxy_(testing::ScratchTcpPort()),
-        dir_(testing::MakeTempDir("seatwatch-stall")),
-        port_(testing::FreePort()) {
+      : DaemonTest("sw_poll_stall", "seatwatch-stall"),
+        proxy_(testing::ScratchTcpPort()) {
     testing::WriteFile(dir_ + "/violated.sql", "SELECT 1 AS violations");
     config_ = dir_ + "/seatwatch.toml";
     // interval 1 s, statement_timeout 1 s: the lanes give up after 1 s + the
@@ -56,7 +52,6 @@ class PollStallTest : public ::testing::Test {
                      "/violated.sql\"\nvalue = \"violations\"\n");
   }
 
-  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
   bool Healthy(const std::string& text) {
     return Sample(text, "seatwatch_up") == 1 && Sample(text, kOk) == 0 &&
            Sample(text, "seatwatch_check_success{check=\"locks\"}") == 1;
@@ -66,11 +61,7 @@ class PollStallTest : public ::testing::Test {
            Sample(text, "seatwatch_check_success{check=\"always_violated\"}") != 1;
   }
 
-  ScratchDatabase db_;
   testing::StallProxy proxy_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {

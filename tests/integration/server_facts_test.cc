@@ -92,7 +92,7 @@ TEST(ServerFactsTest, OnceReportSaysPrimary) {
   std::string dir = testing::MakeTempDir("seatwatch-once");
   std::string config = testing::WriteShippedConfig(dir, "1s", testing::FreePort());
   testing::DaemonProcess once({"--config", config, "--once"}, {"SEATWATCH_DSN=" + db.dsn()});
-  ASSERT_TRUE(testing::WaitFor([&] { return !once.Running(); }, 30s));
+  ASSERT_TRUE(once.WaitExit(30s));
   EXPECT_EQ(once.Stop(), 0) << once.Log();
   EXPECT_NE(once.Log().find(" (reachable)\nserver: primary\n\nINVARIANTS\n"), std::string::npos)
       << once.Log();

@@ -55,6 +55,10 @@ bool DaemonProcess::Running() {
   return true;
 }
 
+bool DaemonProcess::WaitExit(std::chrono::milliseconds timeout) {
+  return WaitFor([&] { return !Running(); }, timeout);
+}
+
 int DaemonProcess::Stop() {
   if (pid_ <= 0) return exit_code_;
   kill(pid_, SIGTERM);

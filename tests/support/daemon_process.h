@@ -20,6 +20,9 @@ class DaemonProcess {
   int Stop();
   void Signal(int signal);
   bool Running();
+  // Whether the process ends by itself within `timeout` (--once,
+  // --check-config, a refused start); Stop() then returns its exit code.
+  bool WaitExit(std::chrono::milliseconds timeout);
   std::string Log() const;
   pid_t pid() const { return pid_; }
 
