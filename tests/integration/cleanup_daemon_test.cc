@@ -10,6 +10,7 @@
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
 #include "support/scratch_db.h"
+#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -19,6 +20,7 @@ using namespace std::chrono_literals;
 using testing::DaemonProcess;
 using testing::PromtoolCheck;
 using testing::ScrapeMetrics;
+using testing::ScrapeSample;
 using testing::Sample;
 using testing::ScratchDatabase;
 using testing::WaitFor;
@@ -103,7 +105,7 @@ TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) 
   int port = testing::FreePort();
   std::string config = WriteConfig(dir, db, port, "sw-sighup", "enabled = false\n");
   DaemonProcess daemon({"--config", config});
-  ASSERT_TRUE(WaitFor([&] { return Sample(ScrapeMetrics(port), "seatwatch_holds_expired") == 50; }, 20s))
+  ASSERT_TRUE(WaitFor([&] { return ScrapeSample(port, "seatwatch_holds_expired") == 50; }, 20s))
       << daemon.Log();
   std::string text = ScrapeMetrics(port);
   EXPECT_EQ(Sample(text, "seatwatch_holds_active"), 5);
@@ -124,7 +126,7 @@ TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) 
               "enabled = true\ninterval = \"1s\"\nbatch_size = 20\nbatch_pause = \"10ms\"\n");
   daemon.Signal(SIGHUP);
   ASSERT_TRUE(
-      WaitFor([&] { return Sample(ScrapeMetrics(port), "seatwatch_cleanup_freed_total") == 50; }, 20s))
+      WaitFor([&] { return ScrapeSample(port, "seatwatch_cleanup_freed_total") == 50; }, 20s))
       << daemon.Log();
   text = ScrapeMetrics(port);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_enabled"), 1);
@@ -139,7 +141,7 @@ TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) 
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM seats WHERE status = 'held'"), "5");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM seats WHERE status = 'sold'"), "2");
   // The backlog gauge drains with it at the next poll.
-  EXPECT_TRUE(WaitFor([&] { return Sample(ScrapeMetrics(port), "seatwatch_holds_expired") == 0; }, 10s));
+  EXPECT_TRUE(WaitFor([&] { return ScrapeSample(port, "seatwatch_holds_expired") == 0; }, 10s));
   // The writing session is visible to a DBA under its own name.
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                       "'sw-sighup-cleanup'"),
@@ -165,9 +167,9 @@ TEST(CleanupDaemonTest, DryRunChangesNothingAndCountsWhatItWouldFree) {
       WriteConfig(dir, db, port, "sw-dry", "enabled = true\ndry_run = true\ninterval = \"1h\"\n");
   DaemonProcess daemon({"--config", config});
   ASSERT_TRUE(
-      WaitFor([&] { return Sample(ScrapeMetrics(port), "seatwatch_cleanup_freed_total") == 30; }, 20s))
+      WaitFor([&] { return ScrapeSample(port, "seatwatch_cleanup_freed_total") == 30; }, 20s))
       << daemon.Log();
-  ASSERT_TRUE(WaitFor([&] { return Sample(ScrapeMetrics(port), "seatwatch_holds_expired") == 30; }, 10s));
+  ASSERT_TRUE(WaitFor([&] { return ScrapeSample(port, "seatwatch_holds_expired") == 30; }, 10s));
   std::string text = ScrapeMetrics(port);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_leader"), 1);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_batches_total{result=\"ok\"}"), 1);
@@ -188,17 +190,7 @@ TEST(CleanupDaemonTest, SigtermCancelsTheBatchInFlightThenStops) {
   // The shipped statement with a pause inside, so that the test can send
   // SIGTERM while a batch is certainly running.
   std::string slow = dir + "/slow_cleanup.sql";
-  testing::WriteFile(
-      slow,
-      "WITH pause AS MATERIALIZED (SELECT pg_sleep(1.5)),\n"
-      "picked AS (SELECT event_id, seat FROM seats, pause\n"
-      "            WHERE status = 'held' AND hold_expires_at <= now()\n"
-      "            ORDER BY hold_expires_at LIMIT $1 FOR UPDATE OF seats SKIP LOCKED)\n"
-      "UPDATE seats s SET status = 'free', holder = NULL, hold_expires_at = NULL,\n"
-      "                   version = s.version + 1\n"
-      "  FROM picked p WHERE s.event_id = p.event_id AND s.seat = p.seat\n"
-      "   AND s.status = 'held' AND s.hold_expires_at <= now()\n"
-      "RETURNING s.event_id, s.seat\n");
+  testing::WriteFile(slow, testing::SlowCleanupSql("1.5"));
   int port = testing::FreePort();
   std::string config = WriteConfig(dir, db, port, "sw-term",
                                    "enabled = true\nbatch_size = 1\nbatch_pause = \"0ms\"\n"

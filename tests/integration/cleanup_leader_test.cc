@@ -35,10 +35,10 @@ struct Instance {
   std::unique_ptr<DaemonProcess> process;
 
   double Leader() const {
-    return Sample(testing::ScrapeMetrics(port), "seatwatch_cleanup_leader");
+    return testing::ScrapeSample(port, "seatwatch_cleanup_leader");
   }
   double Freed() const {
-    return Sample(testing::ScrapeMetrics(port), "seatwatch_cleanup_freed_total");
+    return testing::ScrapeSample(port, "seatwatch_cleanup_freed_total");
   }
 };
 

@@ -14,6 +14,7 @@
 #include "support/daemon_test.h"
 #include "support/scratch_db.h"
 #include "support/stall_proxy.h"
+#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -29,26 +30,16 @@ constexpr const char* kErrors = "seatwatch_cleanup_batches_total{result=\"error\
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// The shipped statement with a pause inside, so that the test can stall the
-// path while a batch is certainly running: its answer then never arrives.
-constexpr const char* kSlowCleanup =
-    "WITH pause AS MATERIALIZED (SELECT pg_sleep(1)),\n"
-    "picked AS (SELECT event_id, seat FROM seats, pause\n"
-    "            WHERE status = 'held' AND hold_expires_at <= now()\n"
-    "            ORDER BY hold_expires_at LIMIT $1 FOR UPDATE OF seats SKIP LOCKED)\n"
-    "UPDATE seats s SET status = 'free', holder = NULL, hold_expires_at = NULL,\n"
-    "                   version = s.version + 1\n"
-    "  FROM picked p WHERE s.event_id = p.event_id AND s.seat = p.seat\n"
-    "   AND s.status = 'held' AND s.hold_expires_at <= now()\n"
-    "RETURNING s.event_id, s.seat\n";
-
 class CleanupStallTest : public testing::DaemonTest {
  protected:
   CleanupStallTest()
       : DaemonTest("sw_cleanup_stall", "seatwatch-cleanup-stall"),
         proxy_(testing::ScratchTcpPort()) {
     std::string queries = testing::SourceDir() + "/queries/booking/";
-    testing::WriteFile(dir_ + "/slow_cleanup.sql", kSlowCleanup);
+    // The shipped statement with a pause inside, so that the test can stall
+    // the path while a batch is certainly running: its answer then never
+    // arrives.
+    testing::WriteFile(dir_ + "/slow_cleanup.sql", testing::SlowCleanupSql("1"));
     config_ = dir_ + "/seatwatch.toml";
     // statement_timeout 2 s: the watchdog gives up after 2 s + its 2 s margin
     // of silence. interval 1 s: a run starts every second.

@@ -9,6 +9,10 @@ namespace seatwatch::testing {
 
 std::string ScrapeMetrics(int port) { return HttpGet(port, "/metrics").body; }
 
+double ScrapeSample(int port, const std::string& series) {
+  return Sample(ScrapeMetrics(port), series);
+}
+
 bool WaitReady(int port, std::chrono::milliseconds timeout) {
   return WaitFor([&] { return HttpGet(port, "/readyz").status == 200; }, timeout);
 }

@@ -13,6 +13,8 @@ namespace seatwatch::testing {
 // GET /metrics from the daemon on 127.0.0.1:port: the body, "" while nothing
 // answers.
 std::string ScrapeMetrics(int port);
+// One series of that scrape (see Sample): NaN while absent.
+double ScrapeSample(int port, const std::string& series);
 
 // Whether the daemon on `port` answers /readyz with 200 within `timeout`.
 bool WaitReady(int port, std::chrono::milliseconds timeout = std::chrono::seconds(20));

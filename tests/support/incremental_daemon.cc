@@ -65,6 +65,15 @@ std::map<std::string, double> SeriesWithPrefix(const std::string& metrics_text,
   return out;
 }
 
+double AllPasses(const std::string& metrics_text, const std::string& check) {
+  double total = 0;
+  for (const auto& [series, value] :
+       SeriesWithPrefix(metrics_text, "seatwatch_full_passes_total{check=\"" + check + "\"")) {
+    total += value;
+  }
+  return total;
+}
+
 void RunChangesSetup(const ScratchDatabase& db) {
   std::string output;
   int status = RunCommand(SourceDir() + "/scripts/pg-scratch psql " + ScratchPgDir() +
