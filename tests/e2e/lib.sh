@@ -60,3 +60,32 @@ launch_prometheus() {
   prom="http://127.0.0.1:$prom_port"
   wait_for 30 curl -sf "$prom/-/ready" -o /dev/null || { cat "$work/prometheus.log"; fail "prometheus not ready"; }
 }
+
+# Drops and creates the script's database $db with the booking schema.
+create_booking_db() {
+  psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+  psql_admin -c "CREATE DATABASE $db" >/dev/null
+  psql_db -f "$src/queries/booking/schema.sql" >/dev/null
+}
+
+# Writes $work/seatwatch.toml: the shipped config with absolute query paths,
+# polling every INTERVAL, listening on 127.0.0.1:$sw_port (a free port it
+# picks and sets); SED_ARGS (more -e expressions) are applied after those.
+write_shipped_config() {  # write_shipped_config INTERVAL [SED_ARGS...]
+  local interval=$1; shift
+  sw_port=$(free_port)
+  sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
+      -e "s#interval = \"10s\"#interval = \"$interval\"#" \
+      -e "s#listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$sw_port\"#" \
+      "$@" "$src/config/seatwatch.toml" > "$work/seatwatch.toml"
+}
+
+# Starts $bin on $work/seatwatch.toml against $db as USER, its output in
+# $work/seatwatch.log, adds its pid to pids and waits until /readyz answers.
+start_seatwatch() {  # start_seatwatch USER
+  SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=$1 dbname=$db" \
+    "$bin" --config "$work/seatwatch.toml" > "$work/seatwatch.log" 2>&1 &
+  pids+=($!)
+  wait_for 20 curl -sf "http://127.0.0.1:$sw_port/readyz" -o /dev/null ||
+    { cat "$work/seatwatch.log"; fail "seatwatch not ready"; }
+}
