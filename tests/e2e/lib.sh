@@ -3,6 +3,21 @@
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# The start of an end-to-end script: src, bin and pgdir from CTest's
+# environment, a fresh folder $work, no $pids yet, its database's name $db,
+# and the scratch cluster's libpq variables. The script then sets its EXIT
+# trap (end_e2e, or a function that ends with it).
+begin_e2e() {  # begin_e2e NAME DB
+  src=${SEATWATCH_SOURCE_DIR:?}
+  bin=${SEATWATCH_BINARY:?}
+  pgdir=${TEST_PG_DIR:?}
+  work=$(mktemp -d "/tmp/seatwatch-$1-e2e.XXXXXX")
+  pids=()
+  db=$2
+  # shellcheck disable=SC1091
+  source "$pgdir/env"
+}
+
 # psql on the scratch cluster (its env sourced by the script): psql_admin on
 # the postgres database, psql_db on the script's own database $db.
 psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }

@@ -12,21 +12,10 @@
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
-src=${SEATWATCH_SOURCE_DIR:?}
-bin=${SEATWATCH_BINARY:?}
-pgdir=${TEST_PG_DIR:?}
-work=$(mktemp -d /tmp/seatwatch-prom-e2e.XXXXXX)
-pids=()
-db=sw_prom_e2e
-
-cleanup() { end_e2e; }
-trap cleanup EXIT
-
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-# shellcheck disable=SC1091
-source "$pgdir/env"
+begin_e2e prom sw_prom_e2e
+trap end_e2e EXIT
 
 # --- the database and its conditions ---------------------------------------
 create_booking_db

@@ -11,25 +11,15 @@
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
-src=${SEATWATCH_SOURCE_DIR:?}
-bin=${SEATWATCH_BINARY:?}
-pgdir=${TEST_PG_DIR:?}
-work=$(mktemp -d /tmp/seatwatch-drop-e2e.XXXXXX)
-db=sw_drop_e2e
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+begin_e2e drop sw_drop_e2e
 role=sw_drop_monitor
-pids=()
-
-# shellcheck disable=SC1091
-source "$pgdir/env"
-
 cleanup() {
   psql_admin -c "ALTER ROLE $role RESET ALL" >/dev/null 2>&1 || true
   end_e2e
 }
 trap cleanup EXIT
-
-# shellcheck source=tests/e2e/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # --- the database, the violation, the monitor's role ------------------------
 create_booking_db

@@ -16,23 +16,12 @@
 # the work folder).
 set -euo pipefail
 
-src=${SEATWATCH_SOURCE_DIR:?}
-bin=${SEATWATCH_BINARY:?}
-pgdir=${TEST_PG_DIR:?}
-work=$(mktemp -d /tmp/seatwatch-page-e2e.XXXXXX)
-artifacts=${SEATWATCH_ARTIFACT_DIR:-$work}
-mkdir -p "$artifacts"
-pids=()
-db=sw_page_e2e
-
-cleanup() { end_e2e; }
-trap cleanup EXIT
-
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-# shellcheck disable=SC1091
-source "$pgdir/env"
+begin_e2e page sw_page_e2e
+trap end_e2e EXIT
+artifacts=${SEATWATCH_ARTIFACT_DIR:-$work}
+mkdir -p "$artifacts"
 count_sql() { psql -X -At -d "$db" -c "$1"; }
 
 alert_fan='<script>alert(1)</script>'
