@@ -12,7 +12,6 @@
 
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
-#include "support/scratch_db.h"
 #include "support/stall_proxy.h"
 #include "support/test_config.h"
 #include "support/test_env.h"
@@ -24,11 +23,10 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::DaemonProcess;
 using testing::Sample;
+using testing::SecondsSince;
 using testing::WaitFor;
 
 constexpr const char* kErrors = "seatwatch_cleanup_batches_total{result=\"error\"}";
-
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 class CleanupStallTest : public testing::DaemonTest {
  protected:
@@ -90,7 +88,7 @@ TEST_F(CleanupStallTest, SigtermDuringAStalledBatchExitsAtOnce) {
   std::this_thread::sleep_for(1500ms);
   auto sent = Clock::now();
   int code = daemon.Stop();
-  double took = Seconds(Clock::now() - sent);
+  double took = SecondsSince(sent);
   std::cerr << "SIGTERM to exit with a stalled cleanup batch: " << took << " s\n";
   EXPECT_EQ(code, 0) << daemon.Log();
   EXPECT_LT(took, 3.0) << daemon.Log();
@@ -109,7 +107,7 @@ TEST_F(CleanupStallTest, StalledBatchIsGivenUpCountedAndTheCleanupRecovers) {
   std::string text;
   ASSERT_TRUE(WaitFor([&] { return Sample(text = Metrics(), kErrors) == 1; }, 20s))
       << text << daemon.Log();
-  double took = Seconds(Clock::now() - stalled);
+  double took = SecondsSince(stalled);
   std::cerr << "stalled batch given up after " << took << " s\n";
   // statement_timeout 2 s + margin 2 s, and slack for a loaded machine.
   EXPECT_GE(took, 3.0);
@@ -136,7 +134,7 @@ TEST_F(CleanupStallTest, StalledBatchIsGivenUpCountedAndTheCleanupRecovers) {
       << text << daemon.Log();
   auto sent = Clock::now();
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
-  EXPECT_LT(Seconds(Clock::now() - sent), 3.0);
+  EXPECT_LT(SecondsSince(sent), 3.0);
 }
 
 }  // namespace

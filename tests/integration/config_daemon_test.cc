@@ -14,8 +14,6 @@
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
 #include "support/http_client.h"
-#include "support/scratch_db.h"
-#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {

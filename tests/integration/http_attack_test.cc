@@ -20,7 +20,6 @@
 #include "support/daemon_test.h"
 #include "support/hostile_clients.h"
 #include "support/http_client.h"
-#include "support/scratch_db.h"
 #include "support/test_env.h"
 
 namespace seatwatch {

@@ -15,7 +15,6 @@
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
 #include "support/hostile_clients.h"
-#include "support/scratch_db.h"
 #include "support/stall_proxy.h"
 #include "support/test_env.h"
 
@@ -26,11 +25,10 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::DaemonProcess;
 using testing::Sample;
+using testing::SecondsSince;
 using testing::WaitFor;
 
 constexpr const char* kOk = "seatwatch_invariant_ok{invariant=\"always_violated\"}";
-
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 class PollStallTest : public testing::DaemonTest {
  protected:
@@ -72,7 +70,7 @@ TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {
   proxy_.Stall();
   auto stalled = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return Honest(text = Metrics()); }, 20s)) << text << daemon.Log();
-  double took = Seconds(Clock::now() - stalled);
+  double took = SecondsSince(stalled);
   std::cerr << "down and without a verdict " << took << " s after the stall\n";
   // interval 1 s + statement_timeout 1 s + margin 2 s, and slack for a
   // loaded machine.
@@ -87,7 +85,7 @@ TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {
   proxy_.Resume();
   auto resumed = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return Healthy(text = Metrics()); }, 20s)) << text << daemon.Log();
-  std::cerr << "healthy again " << Seconds(Clock::now() - resumed) << " s after the resume\n";
+  std::cerr << "healthy again " << SecondsSince(resumed) << " s after the resume\n";
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
 }
 
@@ -101,7 +99,7 @@ TEST_F(PollStallTest, SigtermDuringAStallExitsAtOnce) {
   std::this_thread::sleep_for(1500ms);
   auto sent = Clock::now();
   int code = daemon.Stop();
-  double took = Seconds(Clock::now() - sent);
+  double took = SecondsSince(sent);
   std::cerr << "SIGTERM to exit: " << took << " s\n";
   EXPECT_EQ(code, 0) << daemon.Log();
   EXPECT_LT(took, 3.0) << daemon.Log();
@@ -135,7 +133,7 @@ TEST_F(PollStallTest, SigtermDuringAStallExitsWithinTwoSeconds) {
     std::this_thread::sleep_for(wait);
     auto sent = Clock::now();
     int code = daemon.Stop();
-    double took = Seconds(Clock::now() - sent);
+    double took = SecondsSince(sent);
     std::cerr << "SIGTERM " << wait.count() << " ms into the stall to exit: " << took << " s\n";
     EXPECT_EQ(code, 0) << daemon.Log();
     EXPECT_LT(took, kBound) << "SIGTERM " << wait.count() << " ms into the stall\n"

@@ -85,6 +85,10 @@ bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds t
   }
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 double Sample(const std::string& metrics_text, const std::string& series) {
   std::istringstream lines(metrics_text);
   std::string line;

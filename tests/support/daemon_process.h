@@ -35,6 +35,9 @@ class DaemonProcess {
 // Polls `condition` every 100ms until it holds or `timeout` passes.
 bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
+// Seconds on the steady clock since `start`.
+double SecondsSince(std::chrono::steady_clock::time_point start);
+
 // Extracts the value of one exposition line, e.g. Sample(text,
 // "seatwatch_up") or Sample(text, "seatwatch_invariant_ok{invariant=\"x\"}").
 // Returns NaN when the series is absent.

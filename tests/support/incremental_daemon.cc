@@ -47,10 +47,6 @@ const char* const kInvariants[6] = {
     "double_confirmed_payment",         "fan_over_limit",
 };
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::map<std::string, double> SeriesWithPrefix(const std::string& metrics_text,
                                                const std::string& prefix) {
   std::map<std::string, double> out;

@@ -172,6 +172,5 @@ class HangingCommit {
   std::thread thread_;
 };
 
-double SecondsSince(std::chrono::steady_clock::time_point start);
 
 }  // namespace seatwatch::testing
