@@ -12,7 +12,6 @@
 
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
-#include "support/stall_proxy.h"
 #include "support/test_config.h"
 #include "support/test_env.h"
 
@@ -28,11 +27,10 @@ using testing::WaitFor;
 
 constexpr const char* kErrors = "seatwatch_cleanup_batches_total{result=\"error\"}";
 
-class CleanupStallTest : public testing::DaemonTest {
+class CleanupStallTest : public testing::ProxiedDaemonTest {
  protected:
   CleanupStallTest()
-      : DaemonTest("sw_cleanup_stall", "seatwatch-cleanup-stall"),
-        proxy_(testing::ScratchTcpPort()) {
+      : ProxiedDaemonTest("sw_cleanup_stall", "seatwatch-cleanup-stall") {
     std::string queries = testing::SourceDir() + "/queries/booking/";
     // The shipped statement with a pause inside, so that the test can stall
     // the path while a batch is certainly running: its answer then never
@@ -43,8 +41,7 @@ class CleanupStallTest : public testing::DaemonTest {
     // of silence. interval 1 s: a run starts every second.
     testing::WriteFile(
         config_,
-        "log_level = \"info\"\n[database]\ndsn = \"host=127.0.0.1 port=" +
-            std::to_string(proxy_.port()) + " user=postgres dbname=" + db_.name() +
+        "log_level = \"info\"\n[database]\ndsn = \"" + ProxiedDsn() +
             "\"\napplication_name = \"sw-stall\"\nconnect_timeout = \"2s\"\n"
             "reconnect_max_backoff = \"1s\"\n[http]\nlisten = \"127.0.0.1:" +
             std::to_string(port_) +
@@ -72,9 +69,6 @@ class CleanupStallTest : public testing::DaemonTest {
                "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                "'sw-stall-cleanup' AND state = 'active' AND query LIKE '%pg_sleep%'") == "1";
   }
-
-
-  testing::StallProxy proxy_;
 };
 
 TEST_F(CleanupStallTest, SigtermDuringAStalledBatchExitsAtOnce) {

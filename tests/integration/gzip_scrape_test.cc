@@ -47,7 +47,6 @@ class GzipScrapeTest : public testing::DaemonTest {
     if (!accept_encoding.empty()) request += "Accept-Encoding: " + accept_encoding + "\r\n";
     return HttpExchange(port_, request + "\r\n");
   }
-
 };
 
 TEST_F(GzipScrapeTest, DecodedGzipScrapeEqualsTheIdentityScrape) {

@@ -44,8 +44,6 @@ class HttpAttackTest : public testing::DaemonTest {
                                     "[[metric]]\nname = \"one\"\nhelp = \"one\"\nsql = \"" +
                                     dir_ + "/one.sql\"\nvalue = \"value\"\n");
   }
-
-
 };
 
 TEST_F(HttpAttackTest, ScrapesSucceedPromptlyWhileFortyHostileSocketsAreOpen) {

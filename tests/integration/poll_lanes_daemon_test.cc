@@ -58,7 +58,6 @@ class PollLanesTest : public testing::DaemonTest {
     return std::stoi(db_.Scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
                                 application_name + "'"));
   }
-
 };
 
 TEST_F(PollLanesTest, LockPollIsOneReadInItsOwnTransactionOnItsOwnSession) {

@@ -15,7 +15,6 @@
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
 #include "support/hostile_clients.h"
-#include "support/stall_proxy.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -30,18 +29,16 @@ using testing::WaitFor;
 
 constexpr const char* kOk = "seatwatch_invariant_ok{invariant=\"always_violated\"}";
 
-class PollStallTest : public testing::DaemonTest {
+class PollStallTest : public testing::ProxiedDaemonTest {
  protected:
   PollStallTest()
-      : DaemonTest("sw_poll_stall", "seatwatch-stall"),
-        proxy_(testing::ScratchTcpPort()) {
+      : ProxiedDaemonTest("sw_poll_stall", "seatwatch-stall") {
     testing::WriteFile(dir_ + "/violated.sql", "SELECT 1 AS violations");
     config_ = dir_ + "/seatwatch.toml";
     // interval 1 s, statement_timeout 1 s: the lanes give up after 1 s + the
     // 2 s margin of silence.
     testing::WriteFile(
-        config_, "[database]\ndsn = \"host=127.0.0.1 port=" + std::to_string(proxy_.port()) +
-                     " user=postgres dbname=" + db_.name() +
+        config_, "[database]\ndsn = \"" + ProxiedDsn() +
                      "\"\nstatement_timeout = \"1s\"\nconnect_timeout = \"2s\"\n"
                      "reconnect_max_backoff = \"1s\"\n"
                      "[http]\nlisten = \"127.0.0.1:" + std::to_string(port_) +
@@ -58,8 +55,6 @@ class PollStallTest : public testing::DaemonTest {
     return Sample(text, "seatwatch_up") == 0 && std::isnan(Sample(text, kOk)) &&
            Sample(text, "seatwatch_check_success{check=\"always_violated\"}") != 1;
   }
-
-  testing::StallProxy proxy_;
 };
 
 TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {

@@ -27,6 +27,14 @@ DaemonTest::DaemonTest(const std::string& database, const std::string& dir_prefi
                        ScratchDatabase::Schema schema)
     : db_(database, schema), dir_(MakeTempDir(dir_prefix)), port_(FreePort()) {}
 
+ProxiedDaemonTest::ProxiedDaemonTest(const std::string& database, const std::string& dir_prefix)
+    : DaemonTest(database, dir_prefix), proxy_(ScratchTcpPort()) {}
+
+std::string ProxiedDaemonTest::ProxiedDsn() const {
+  return "host=127.0.0.1 port=" + std::to_string(proxy_.port()) + " user=postgres dbname=" +
+         db_.name();
+}
+
 void DaemonTest::UseShippedConfig(const std::string& poll_interval, const std::string& extra) {
   config_ = WriteShippedConfig(dir_, poll_interval, port_, extra);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/scratch_db.h"
+#include "support/stall_proxy.h"
 
 namespace seatwatch::testing {
 
@@ -47,6 +48,18 @@ class DaemonTest : public ::testing::Test {
   std::string dir_;
   int port_;
   std::string config_;
+};
+
+// DaemonTest with the database's path through a StallProxy that the test
+// stalls and resumes: the config the test writes connects with ProxiedDsn().
+class ProxiedDaemonTest : public DaemonTest {
+ protected:
+  ProxiedDaemonTest(const std::string& database, const std::string& dir_prefix);
+
+  // A DSN for db_ as postgres through proxy_.
+  std::string ProxiedDsn() const;
+
+  StallProxy proxy_;
 };
 
 }  // namespace seatwatch::testing
