@@ -23,6 +23,8 @@ BENCH = os.path.dirname(HERE)
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, HERE)
 sys.path.insert(1, os.path.join(BENCH, "driver"))
+# The harness shared with the tests: processes by PID, the cluster, the booking flow.
+sys.path.insert(2, os.path.join(ROOT, "tests", "support"))
 
 import psycopg2  # noqa: E402
 

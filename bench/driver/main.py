@@ -13,15 +13,18 @@ import subprocess
 import sys
 import time
 
-import cleanup
-import exporters
-from host import free_port, machine
-import locks
-import measure
-import pg
-import procs
-import report
-import sizes
+# The harness shared with the tests: processes by PID, the cluster, the booking flow.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "support"))
+import cleanup  # noqa: E402
+import exporters  # noqa: E402
+from host import free_port, machine  # noqa: E402
+import locks  # noqa: E402
+import measure  # noqa: E402
+import pg  # noqa: E402
+import procs  # noqa: E402
+import report  # noqa: E402
+import sizes  # noqa: E402
 
 SIZES = {"100k": 100, "1m": 1000, "5m": 5000}  # events of 1,000 seats
 

@@ -1,7 +1,6 @@
 """The scratch PostgreSQL cluster, the seeded databases, the per-tool roles
 and pg_stat_statements."""
 
-import contextlib
 import hashlib
 import os
 import statistics
@@ -10,6 +9,7 @@ import time
 import psycopg2
 
 import procs
+import seatwatch_harness
 
 # One role per tool, so pg_stat_statements.userid tells them apart.
 ROLES = {
@@ -20,10 +20,14 @@ ROLES = {
 }
 
 
-class Cluster:
+class Cluster(seatwatch_harness.Cluster):
+    """The harness's scratch cluster in `workdir`/pg, started with server
+    `options`, with the bench's roles, seeded sets and pg_stat_statements."""
+
     def __init__(self, root, workdir, options):
+        super().__init__(os.path.join(workdir, "pg"), "bench")
         self.root = root
-        self.dir = os.path.join(workdir, "pg")
+        self.dir = self.path
         self.scratch = os.path.join(root, "scripts", "pg-scratch")
         self.options = options
         self.env = None
@@ -33,18 +37,13 @@ class Cluster:
         env = dict(os.environ, PG_SCRATCH_OPTS=self.options)
         procs.run([self.scratch, "start", self.dir], timeout=120, env=env)
         procs.on_exit(self.stop)
-        values = {}
-        with open(os.path.join(self.dir, "env")) as f:
-            for line in f:
-                key, _, value = line.strip().removeprefix("export ").partition("=")
-                values[key] = value.strip("'\"")
-        self.host, self.port = values["PGHOST"], int(values["PGPORT"])
-        self.env = dict(os.environ, PGHOST=self.host, PGPORT=str(self.port), PGUSER="postgres")
-        self.pgbin = sorted(
-            (d for d in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql"))
-             if os.path.exists(os.path.join(d, "pg_ctl"))),
-            key=lambda d: int(d.split("/")[4]))[-1]
+        self.load_env()
+        self.pgbin = seatwatch_harness.pg_bin_dir()
         procs.log(f"PostgreSQL at 127.0.0.1:{self.port} (socket {self.host})")
+
+    def load_env(self):
+        super().load_env()
+        self.env = dict(os.environ, PGHOST=self.host, PGPORT=str(self.port), PGUSER="postgres")
 
     def stop(self):
         procs.run([self.scratch, "stop", self.dir], timeout=120, check=False)
@@ -53,20 +52,8 @@ class Cluster:
         return os.path.join(self.pgbin, name)
 
     def connect(self, dbname, user="postgres", autocommit=True, application_name="bench"):
-        conn = psycopg2.connect(host=self.host, port=self.port, user=user, dbname=dbname,
-                                application_name=application_name)
-        conn.autocommit = autocommit
-        return conn
-
-    @contextlib.contextmanager
-    def cursor(self, dbname, user="postgres"):
-        """A cursor on a fresh autocommit connection, closed afterwards."""
-        conn = self.connect(dbname, user=user)
-        try:
-            with conn.cursor() as cur:
-                yield cur
-        finally:
-            conn.close()
+        return super().connect(dbname, user=user, autocommit=autocommit,
+                               application_name=application_name, connect_timeout=None)
 
     def tcp_dsn(self, dbname, user, application_name):
         """libpq key=value DSN over loopback TCP (seatwatch)."""

@@ -16,21 +16,10 @@
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
-src=${SEATWATCH_SOURCE_DIR:?}
-bin=${SEATWATCH_BINARY:?}
-pgdir=${TEST_PG_DIR:?}
-work=$(mktemp -d /tmp/seatwatch-am-e2e.XXXXXX)
-pids=()
-db=sw_am_e2e
-
-cleanup() { end_e2e; }
-trap cleanup EXIT
-
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-# shellcheck disable=SC1091
-source "$pgdir/env"
+begin_e2e am sw_am_e2e
+trap end_e2e EXIT
 
 # What the components said, for a failure's message.
 diagnose() {
@@ -42,21 +31,12 @@ diagnose() {
 die() { diagnose; fail "$@"; }
 
 # --- the database, clean to start with -------------------------------------
-psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
-psql_admin -c "CREATE DATABASE $db" >/dev/null
-psql_db -f "$src/queries/booking/schema.sql" >/dev/null
+create_booking_db
 psql_db -c "INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 3) e, generate_series(1, 20) n" >/dev/null
 
 # --- seatwatch --------------------------------------------------------------
-sw_port=$(free_port)
-sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
-    -e 's#interval = "10s"#interval = "1s"#' \
-    -e "s#listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$sw_port\"#" \
-    "$src/config/seatwatch.toml" > "$work/seatwatch.toml"
-SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=$db" \
-  "$bin" --config "$work/seatwatch.toml" > "$work/seatwatch.log" 2>&1 &
-pids+=($!)
-wait_for 20 curl -sf "http://127.0.0.1:$sw_port/readyz" -o /dev/null || { cat "$work/seatwatch.log"; fail "seatwatch not ready"; }
+write_shipped_config 1s
+start_seatwatch postgres
 
 # --- the webhook receiver ---------------------------------------------------
 touch "$work/notifications.jsonl"

@@ -12,26 +12,13 @@
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
-src=${SEATWATCH_SOURCE_DIR:?}
-bin=${SEATWATCH_BINARY:?}
-pgdir=${TEST_PG_DIR:?}
-work=$(mktemp -d /tmp/seatwatch-prom-e2e.XXXXXX)
-pids=()
-db=sw_prom_e2e
-
-cleanup() { end_e2e; }
-trap cleanup EXIT
-
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-# shellcheck disable=SC1091
-source "$pgdir/env"
+begin_e2e prom sw_prom_e2e
+trap end_e2e EXIT
 
 # --- the database and its conditions ---------------------------------------
-psql_admin -c "DROP DATABASE IF EXISTS sw_prom_e2e WITH (FORCE)" >/dev/null
-psql_admin -c "CREATE DATABASE sw_prom_e2e" >/dev/null
-psql_db -f "$src/queries/booking/schema.sql" >/dev/null
+create_booking_db
 # Incremental mode on (the feed's panels and alerts need its series): the
 # DBA's setup script, then [changes] enabled below.
 psql_db -f "$src/queries/booking/changes-setup.sql" >/dev/null
@@ -49,16 +36,8 @@ UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 3 AND seat =
 SQL
 
 # --- seatwatch --------------------------------------------------------------
-sw_port=$(free_port)
-sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
-    -e 's#interval = "10s"#interval = "1s"#' \
-    -e "s#listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$sw_port\"#" \
-    -e '/^\[changes\]/,$ s/^enabled = false/enabled = true/' \
-    "$src/config/seatwatch.toml" > "$work/seatwatch.toml"
-SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sw_prom_e2e" \
-  "$bin" --config "$work/seatwatch.toml" > "$work/seatwatch.log" 2>&1 &
-pids+=($!)
-wait_for 20 curl -sf "http://127.0.0.1:$sw_port/readyz" -o /dev/null || { cat "$work/seatwatch.log"; fail "seatwatch not ready"; }
+write_shipped_config 1s -e '/^\[changes\]/,$ s/^enabled = false/enabled = true/'
+start_seatwatch postgres
 
 # --- a claim blocked behind an idle-in-transaction session ----------------
 mkfifo "$work/blocker.in"

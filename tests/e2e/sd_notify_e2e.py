@@ -26,8 +26,11 @@ import sys
 import tempfile
 import urllib.request
 
-SRC = os.environ["SEATWATCH_SOURCE_DIR"]
-BIN = os.environ["SEATWATCH_BINARY"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import seatwatch_harness as sw  # noqa: E402
+
+SRC = sw.SRC
+BIN = sw.BIN
 PG_DIR = os.environ["TEST_PG_DIR"]
 DB = "sw_notify_e2e"
 WAIT = 120  # seconds for anything that must happen; a failure, not a measure
@@ -38,29 +41,6 @@ def fail(message, log=None):
         sys.stderr.write(open(log).read()[-6000:])
     sys.stderr.write("FAIL: %s\n" % message)
     sys.exit(1)
-
-
-def pg_env():
-    out = subprocess.run(["bash", "-c", 'source "$1/env"; echo "$PGHOST"; echo "$PGPORT"; echo "$PGUSER"',
-                          "bash", PG_DIR], check=True, capture_output=True, text=True).stdout.split("\n")
-    with open(os.path.join(PG_DIR, "port")) as f:
-        tcp_port = int(f.read().strip())
-    env = dict(os.environ, PGHOST=out[0], PGPORT=out[1], PGUSER=out[2])
-    return env, tcp_port, out[2]
-
-
-def psql(env, database, sql):
-    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database],
-                   input=sql, text=True, env=dict(env, PGOPTIONS="-c client_min_messages=warning"),
-                   check=True, stdout=subprocess.DEVNULL)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Manager:
@@ -97,15 +77,19 @@ def assignments(message):
 
 
 def main():
-    env, tcp_port, user = pg_env()
+    cluster = sw.Cluster.attach(PG_DIR)
+    tcp_port, user = cluster.port, "postgres"
+    # The daemon's environment: the caller's with the cluster's libpq variables.
+    env = dict(os.environ, PGHOST=cluster.host, PGPORT=str(cluster.port), PGUSER=user)
     work = tempfile.mkdtemp(prefix="seatwatch-notify-e2e.")
     log = os.path.join(work, "seatwatch.log")
     procs = []
     try:
-        psql(env, "postgres", "DROP DATABASE IF EXISTS %s WITH (FORCE);\nCREATE DATABASE %s;" % (DB, DB))
+        cluster.psql("postgres", input_text="DROP DATABASE IF EXISTS %s WITH (FORCE);\n"
+                     "CREATE DATABASE %s;" % (DB, DB))
         with open(os.path.join(SRC, "queries/booking/schema.sql")) as f:
-            psql(env, DB, f.read())
-        psql(env, DB, """
+            cluster.psql(DB, input_text=f.read())
+        cluster.psql(DB, input_text="""
 INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 2) e, generate_series(1, 10) n;
 UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 2 AND seat = 'A3';
 """)
@@ -121,7 +105,7 @@ UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 2 AND seat =
         if proxy.stdout.readline().strip() != "ok":
             fail("stall proxy did not stall")
 
-        http_port = free_port()
+        http_port = sw.free_port()
         with open(os.path.join(SRC, "config/seatwatch.toml")) as f:
             config = f.read()
         config = config.replace('"../queries/', '"%s/queries/' % SRC)
@@ -212,8 +196,8 @@ UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 2 AND seat =
                 proc.kill()
             proc.wait()
         try:
-            psql(env, "postgres", "DROP DATABASE IF EXISTS %s WITH (FORCE);" % DB)
-        except subprocess.CalledProcessError:
+            cluster.psql("postgres", input_text="DROP DATABASE IF EXISTS %s WITH (FORCE);" % DB)
+        except sw.Failure:
             pass
         shutil.rmtree(work, ignore_errors=True)
 

@@ -11,30 +11,18 @@
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
-src=${SEATWATCH_SOURCE_DIR:?}
-bin=${SEATWATCH_BINARY:?}
-pgdir=${TEST_PG_DIR:?}
-work=$(mktemp -d /tmp/seatwatch-drop-e2e.XXXXXX)
-db=sw_drop_e2e
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+begin_e2e drop sw_drop_e2e
 role=sw_drop_monitor
-pids=()
-
-# shellcheck disable=SC1091
-source "$pgdir/env"
-
 cleanup() {
   psql_admin -c "ALTER ROLE $role RESET ALL" >/dev/null 2>&1 || true
   end_e2e
 }
 trap cleanup EXIT
 
-# shellcheck source=tests/e2e/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
 # --- the database, the violation, the monitor's role ------------------------
-psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
-psql_admin -c "CREATE DATABASE $db" >/dev/null
-psql_db -f "$src/queries/booking/schema.sql" >/dev/null
+create_booking_db
 psql_db <<'SQL' >/dev/null
 INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 3) e, generate_series(1, 20) n;
 -- the injected violation: an admin script sells a seat directly
@@ -48,15 +36,8 @@ SQL
 psql_db -c "GRANT SELECT ON ALL TABLES IN SCHEMA public TO $role" >/dev/null
 
 # --- seatwatch, polling every 8 s --------------------------------------------
-sw_port=$(free_port)
-sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
-    -e 's#interval = "10s"#interval = "8s"#' \
-    -e "s#listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$sw_port\"#" \
-    "$src/config/seatwatch.toml" > "$work/seatwatch.toml"
-SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=$role dbname=$db" \
-  "$bin" --config "$work/seatwatch.toml" > "$work/seatwatch.log" 2>&1 &
-pids+=($!)
-wait_for 20 curl -sf "http://127.0.0.1:$sw_port/readyz" -o /dev/null || { cat "$work/seatwatch.log"; fail "seatwatch not ready"; }
+write_shipped_config 8s
+start_seatwatch "$role"
 
 # --- Prometheus ----------------------------------------------------------------
 prom_port=$(free_port)

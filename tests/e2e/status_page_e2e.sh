@@ -16,32 +16,19 @@
 # the work folder).
 set -euo pipefail
 
-src=${SEATWATCH_SOURCE_DIR:?}
-bin=${SEATWATCH_BINARY:?}
-pgdir=${TEST_PG_DIR:?}
-work=$(mktemp -d /tmp/seatwatch-page-e2e.XXXXXX)
-artifacts=${SEATWATCH_ARTIFACT_DIR:-$work}
-mkdir -p "$artifacts"
-pids=()
-db=sw_page_e2e
-
-cleanup() { end_e2e; }
-trap cleanup EXIT
-
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-# shellcheck disable=SC1091
-source "$pgdir/env"
+begin_e2e page sw_page_e2e
+trap end_e2e EXIT
+artifacts=${SEATWATCH_ARTIFACT_DIR:-$work}
+mkdir -p "$artifacts"
 count_sql() { psql -X -At -d "$db" -c "$1"; }
 
 alert_fan='<script>alert(1)</script>'
 retitle_app="<script>document.title='pwned'</script>"
 
 # --- the database and its conditions ---------------------------------------
-psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
-psql_admin -c "CREATE DATABASE $db" >/dev/null
-psql_db -f "$src/queries/booking/schema.sql" >/dev/null
+create_booking_db
 psql_db <<'SQL' >/dev/null
 INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 3) e, generate_series(1, 20) n;
 -- expired holds: the cleanup backlog (cleanup runs as a dry run: it stays)
@@ -54,19 +41,12 @@ UPDATE seats SET status = 'sold', holder = :'fan' WHERE event_id = 3 AND seat = 
 SQL
 
 # --- seatwatch --------------------------------------------------------------
-sw_port=$(free_port)
-sed -e "s#\"\\.\\./queries/#\"$src/queries/#g" \
-    -e 's#interval = "10s"#interval = "1s"#' \
-    -e "s#listen = \"127.0.0.1:9646\"#listen = \"127.0.0.1:$sw_port\"#" \
-    -e '/^\[cleanup\]/,/^\[changes\]/ s/^enabled = false/enabled = true/' \
-    -e '/^\[cleanup\]/,/^\[changes\]/ s/^dry_run = false/dry_run = true/' \
-    -e '/^\[cleanup\]/,/^\[changes\]/ s/^interval = "30s"/interval = "1s"/' \
-    "$src/config/seatwatch.toml" > "$work/seatwatch.toml"
-SEATWATCH_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=$db" \
-  "$bin" --config "$work/seatwatch.toml" > "$work/seatwatch.log" 2>&1 &
-pids+=($!)
+write_shipped_config 1s \
+  -e '/^\[cleanup\]/,/^\[changes\]/ s/^enabled = false/enabled = true/' \
+  -e '/^\[cleanup\]/,/^\[changes\]/ s/^dry_run = false/dry_run = true/' \
+  -e '/^\[cleanup\]/,/^\[changes\]/ s/^interval = "30s"/interval = "1s"/'
+start_seatwatch postgres
 page="http://127.0.0.1:$sw_port/"
-wait_for 20 curl -sf "http://127.0.0.1:$sw_port/readyz" -o /dev/null || { cat "$work/seatwatch.log"; fail "seatwatch not ready"; }
 
 # --- a claim blocked behind an idle-in-transaction session ----------------
 mkfifo "$work/blocker.in"

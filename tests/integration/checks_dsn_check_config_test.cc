@@ -34,7 +34,7 @@ class ChecksDsnCheckConfigTest : public ::testing::Test {
   // --check-config to its end: the exit code, the output in *log.
   int CheckConfig(const std::vector<std::string>& env, std::string* log) {
     DaemonProcess process({"--config", config_, "--check-config"}, env);
-    bool ended = WaitFor([&] { return !process.Running(); }, 60s);
+    bool ended = process.WaitExit(60s);
     *log = process.Log();
     EXPECT_TRUE(ended) << *log;
     EXPECT_EQ(log->find(kSecret), std::string::npos) << "the output shows the password:\n" << *log;

@@ -8,8 +8,9 @@
 #include <cmath>
 
 #include "support/daemon_process.h"
-#include "support/http_client.h"
+#include "support/daemon_test.h"
 #include "support/scratch_db.h"
+#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -17,7 +18,9 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::DaemonProcess;
-using testing::HttpGet;
+using testing::PromtoolCheck;
+using testing::ScrapeMetrics;
+using testing::ScrapeSample;
 using testing::Sample;
 using testing::ScratchDatabase;
 using testing::WaitFor;
@@ -94,8 +97,6 @@ std::string TableChecksum(const ScratchDatabase& db) {
       "hold_expires_at, version), ',' ORDER BY event_id, seat)) FROM seats");
 }
 
-std::string Metrics(int port) { return HttpGet(port, "/metrics").body; }
-
 TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) {
   ScratchDatabase db("sw_cleanup_sighup");
   Seed(db, 50, 5);
@@ -104,9 +105,9 @@ TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) 
   int port = testing::FreePort();
   std::string config = WriteConfig(dir, db, port, "sw-sighup", "enabled = false\n");
   DaemonProcess daemon({"--config", config});
-  ASSERT_TRUE(WaitFor([&] { return Sample(Metrics(port), "seatwatch_holds_expired") == 50; }, 20s))
+  ASSERT_TRUE(WaitFor([&] { return ScrapeSample(port, "seatwatch_holds_expired") == 50; }, 20s))
       << daemon.Log();
-  std::string text = Metrics(port);
+  std::string text = ScrapeMetrics(port);
   EXPECT_EQ(Sample(text, "seatwatch_holds_active"), 5);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_enabled"), 0);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_leader"), 0);
@@ -115,10 +116,8 @@ TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) 
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_batches_total{result=\"lock_timeout\"}"), 0);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_batches_total{result=\"error\"}"), 0);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_interval_seconds"), 30);
-  std::string metrics_file = dir + "/metrics.txt";
-  testing::WriteFile(metrics_file, text);
   std::string output;
-  EXPECT_EQ(testing::RunCommand("promtool check metrics < " + metrics_file, &output), 0) << output;
+  EXPECT_EQ(PromtoolCheck(text, dir, &output), 0) << output;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                       "'sw-sighup-cleanup'"),
             "0");
@@ -127,9 +126,9 @@ TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) 
               "enabled = true\ninterval = \"1s\"\nbatch_size = 20\nbatch_pause = \"10ms\"\n");
   daemon.Signal(SIGHUP);
   ASSERT_TRUE(
-      WaitFor([&] { return Sample(Metrics(port), "seatwatch_cleanup_freed_total") == 50; }, 20s))
+      WaitFor([&] { return ScrapeSample(port, "seatwatch_cleanup_freed_total") == 50; }, 20s))
       << daemon.Log();
-  text = Metrics(port);
+  text = ScrapeMetrics(port);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_enabled"), 1);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_leader"), 1);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_interval_seconds"), 1);
@@ -137,13 +136,12 @@ TEST(CleanupDaemonTest, OffExportsZeroesThenSighupTurnsItOnAndTheBacklogDrains) 
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_batches_total{result=\"ok\"}"), 3);
   EXPECT_GT(Sample(text, "seatwatch_cleanup_last_success_timestamp_seconds"), 0);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_batch_duration_seconds_count"), 3);
-  testing::WriteFile(metrics_file, text);
-  EXPECT_EQ(testing::RunCommand("promtool check metrics < " + metrics_file, &output), 0) << output;
+  EXPECT_EQ(PromtoolCheck(text, dir, &output), 0) << output;
   EXPECT_EQ(ExpiredCount(db), "0");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM seats WHERE status = 'held'"), "5");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM seats WHERE status = 'sold'"), "2");
   // The backlog gauge drains with it at the next poll.
-  EXPECT_TRUE(WaitFor([&] { return Sample(Metrics(port), "seatwatch_holds_expired") == 0; }, 10s));
+  EXPECT_TRUE(WaitFor([&] { return ScrapeSample(port, "seatwatch_holds_expired") == 0; }, 10s));
   // The writing session is visible to a DBA under its own name.
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                       "'sw-sighup-cleanup'"),
@@ -169,10 +167,10 @@ TEST(CleanupDaemonTest, DryRunChangesNothingAndCountsWhatItWouldFree) {
       WriteConfig(dir, db, port, "sw-dry", "enabled = true\ndry_run = true\ninterval = \"1h\"\n");
   DaemonProcess daemon({"--config", config});
   ASSERT_TRUE(
-      WaitFor([&] { return Sample(Metrics(port), "seatwatch_cleanup_freed_total") == 30; }, 20s))
+      WaitFor([&] { return ScrapeSample(port, "seatwatch_cleanup_freed_total") == 30; }, 20s))
       << daemon.Log();
-  ASSERT_TRUE(WaitFor([&] { return Sample(Metrics(port), "seatwatch_holds_expired") == 30; }, 10s));
-  std::string text = Metrics(port);
+  ASSERT_TRUE(WaitFor([&] { return ScrapeSample(port, "seatwatch_holds_expired") == 30; }, 10s));
+  std::string text = ScrapeMetrics(port);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_leader"), 1);
   EXPECT_EQ(Sample(text, "seatwatch_cleanup_batches_total{result=\"ok\"}"), 1);
   EXPECT_EQ(TableChecksum(db), before);
@@ -192,17 +190,7 @@ TEST(CleanupDaemonTest, SigtermCancelsTheBatchInFlightThenStops) {
   // The shipped statement with a pause inside, so that the test can send
   // SIGTERM while a batch is certainly running.
   std::string slow = dir + "/slow_cleanup.sql";
-  testing::WriteFile(
-      slow,
-      "WITH pause AS MATERIALIZED (SELECT pg_sleep(1.5)),\n"
-      "picked AS (SELECT event_id, seat FROM seats, pause\n"
-      "            WHERE status = 'held' AND hold_expires_at <= now()\n"
-      "            ORDER BY hold_expires_at LIMIT $1 FOR UPDATE OF seats SKIP LOCKED)\n"
-      "UPDATE seats s SET status = 'free', holder = NULL, hold_expires_at = NULL,\n"
-      "                   version = s.version + 1\n"
-      "  FROM picked p WHERE s.event_id = p.event_id AND s.seat = p.seat\n"
-      "   AND s.status = 'held' AND s.hold_expires_at <= now()\n"
-      "RETURNING s.event_id, s.seat\n");
+  testing::WriteFile(slow, testing::SlowCleanupSql("1.5"));
   int port = testing::FreePort();
   std::string config = WriteConfig(dir, db, port, "sw-term",
                                    "enabled = true\nbatch_size = 1\nbatch_pause = \"0ms\"\n"

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "support/daemon_process.h"
-#include "support/http_client.h"
+#include "support/daemon_test.h"
 #include "support/scratch_db.h"
 #include "support/test_env.h"
 
@@ -20,7 +20,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::DaemonProcess;
-using testing::HttpGet;
 using testing::Sample;
 using testing::ScratchDatabase;
 using testing::WaitFor;
@@ -36,10 +35,10 @@ struct Instance {
   std::unique_ptr<DaemonProcess> process;
 
   double Leader() const {
-    return Sample(HttpGet(port, "/metrics").body, "seatwatch_cleanup_leader");
+    return testing::ScrapeSample(port, "seatwatch_cleanup_leader");
   }
   double Freed() const {
-    return Sample(HttpGet(port, "/metrics").body, "seatwatch_cleanup_freed_total");
+    return testing::ScrapeSample(port, "seatwatch_cleanup_freed_total");
   }
 };
 

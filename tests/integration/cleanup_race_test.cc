@@ -53,7 +53,7 @@
 
 #include "config/load.h"
 #include "support/daemon_process.h"
-#include "support/http_client.h"
+#include "support/daemon_test.h"
 #include "support/scratch_db.h"
 #include "support/test_env.h"
 
@@ -327,7 +327,7 @@ TEST(CleanupRaceTest, ConcurrentBuyersAndCleanupNeverSellASeatTwice) {
   db.Exec(kAuditSql);
   int port = testing::FreePort();
   testing::DaemonProcess daemon({"--config", WriteConfig(db, port)});
-  auto metrics = [&] { return testing::HttpGet(port, "/metrics").body; };
+  auto metrics = [&] { return testing::ScrapeMetrics(port); };
   ASSERT_TRUE(WaitFor([&] { return Sample(metrics(), "seatwatch_cleanup_leader") == 1; }, 20s))
       << daemon.Log();
 

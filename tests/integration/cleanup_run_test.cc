@@ -60,6 +60,19 @@ std::unique_ptr<pqxx::connection> CleanupConnection(const config::Config& config
       db::BuildConninfo(config.database.dsn, CleanupSessionSettings(config)));
 }
 
+// What a cleanup run needs, as the worker sets it up: the config (batches of
+// `batch_size`), its metrics, a stop signal and the cleanup's session.
+struct CleanupParts {
+  CleanupParts(const ScratchDatabase& db, int batch_size)
+      : config(CleanupConfig(db, batch_size)),
+        metrics(config.cleanup),
+        connection(CleanupConnection(config)) {}
+  config::Config config;
+  CleanupMetrics metrics;
+  StopSignal stop;
+  std::unique_ptr<pqxx::connection> connection;
+};
+
 // Every seat row as one line, for before/after comparisons.
 std::map<std::string, std::string> SeatRows(const ScratchDatabase& db) {
   auto connection = db.Connect();
@@ -99,10 +112,8 @@ TEST(CleanupRunTest, FreesExactlyTheExpiredHoldsAndSkipsALockedRow) {
   ScratchDatabase db("sw_cleanup_exact");
   Seed(db);
   auto before = SeatRows(db);
-  config::Config config = CleanupConfig(db, 2);
-  CleanupMetrics metrics(config.cleanup);
-  StopSignal stop;
-  auto connection = CleanupConnection(config);
+  CleanupParts parts(db, 2);
+  auto& [config, metrics, stop, connection] = parts;
 
   // A buyer is claiming the oldest expired hold right now: its row is locked
   // in an open transaction.
@@ -154,10 +165,8 @@ TEST(CleanupRunTest, FreesExactlyTheExpiredHoldsAndSkipsALockedRow) {
 TEST(CleanupRunTest, AHoldReclaimedByABuyerIsNotFreed) {
   ScratchDatabase db("sw_cleanup_reclaim");
   Seed(db);
-  config::Config config = CleanupConfig(db, 100);
-  CleanupMetrics metrics(config.cleanup);
-  StopSignal stop;
-  auto connection = CleanupConnection(config);
+  CleanupParts parts(db, 100);
+  auto& [config, metrics, stop, connection] = parts;
   // A buyer claims the expired hold 1/S1 (expire-on-read) and has not
   // committed yet: the cleanup skips the row; once the buyer commits, the
   // row is an unexpired hold and stays the buyer's.
@@ -200,10 +209,8 @@ TEST(CleanupRunTest, DryRunChangesNothingAndCountsOneBatch) {
 TEST(CleanupRunTest, ALockTimeoutEndsTheRunAndIsCountedAsSuch) {
   ScratchDatabase db("sw_cleanup_lock_timeout");
   Seed(db);
-  config::Config config = CleanupConfig(db, 2);
-  CleanupMetrics metrics(config.cleanup);
-  StopSignal stop;
-  auto connection = CleanupConnection(config);
+  CleanupParts parts(db, 2);
+  auto& [config, metrics, stop, connection] = parts;
   // SHARE conflicts with the ROW EXCLUSIVE lock every UPDATE of seats needs.
   auto locker = db.Connect();
   pqxx::work locker_tx(*locker);

@@ -11,9 +11,8 @@
 #include <thread>
 
 #include "support/daemon_process.h"
-#include "support/http_client.h"
-#include "support/scratch_db.h"
-#include "support/stall_proxy.h"
+#include "support/daemon_test.h"
+#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -22,44 +21,27 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::DaemonProcess;
-using testing::HttpGet;
 using testing::Sample;
-using testing::ScratchDatabase;
+using testing::SecondsSince;
 using testing::WaitFor;
 
 constexpr const char* kErrors = "seatwatch_cleanup_batches_total{result=\"error\"}";
 
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-// The shipped statement with a pause inside, so that the test can stall the
-// path while a batch is certainly running: its answer then never arrives.
-constexpr const char* kSlowCleanup =
-    "WITH pause AS MATERIALIZED (SELECT pg_sleep(1)),\n"
-    "picked AS (SELECT event_id, seat FROM seats, pause\n"
-    "            WHERE status = 'held' AND hold_expires_at <= now()\n"
-    "            ORDER BY hold_expires_at LIMIT $1 FOR UPDATE OF seats SKIP LOCKED)\n"
-    "UPDATE seats s SET status = 'free', holder = NULL, hold_expires_at = NULL,\n"
-    "                   version = s.version + 1\n"
-    "  FROM picked p WHERE s.event_id = p.event_id AND s.seat = p.seat\n"
-    "   AND s.status = 'held' AND s.hold_expires_at <= now()\n"
-    "RETURNING s.event_id, s.seat\n";
-
-class CleanupStallTest : public ::testing::Test {
+class CleanupStallTest : public testing::ProxiedDaemonTest {
  protected:
   CleanupStallTest()
-      : db_("sw_cleanup_stall"),
-        proxy_(testing::ScratchTcpPort()),
-        dir_(testing::MakeTempDir("seatwatch-cleanup-stall")),
-        port_(testing::FreePort()) {
+      : ProxiedDaemonTest("sw_cleanup_stall", "seatwatch-cleanup-stall") {
     std::string queries = testing::SourceDir() + "/queries/booking/";
-    testing::WriteFile(dir_ + "/slow_cleanup.sql", kSlowCleanup);
+    // The shipped statement with a pause inside, so that the test can stall
+    // the path while a batch is certainly running: its answer then never
+    // arrives.
+    testing::WriteFile(dir_ + "/slow_cleanup.sql", testing::SlowCleanupSql("1"));
     config_ = dir_ + "/seatwatch.toml";
     // statement_timeout 2 s: the watchdog gives up after 2 s + its 2 s margin
     // of silence. interval 1 s: a run starts every second.
     testing::WriteFile(
         config_,
-        "log_level = \"info\"\n[database]\ndsn = \"host=127.0.0.1 port=" +
-            std::to_string(proxy_.port()) + " user=postgres dbname=" + db_.name() +
+        "log_level = \"info\"\n[database]\ndsn = \"" + ProxiedDsn() +
             "\"\napplication_name = \"sw-stall\"\nconnect_timeout = \"2s\"\n"
             "reconnect_max_backoff = \"1s\"\n[http]\nlisten = \"127.0.0.1:" +
             std::to_string(port_) +
@@ -87,14 +69,6 @@ class CleanupStallTest : public ::testing::Test {
                "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                "'sw-stall-cleanup' AND state = 'active' AND query LIKE '%pg_sleep%'") == "1";
   }
-
-  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
-
-  ScratchDatabase db_;
-  testing::StallProxy proxy_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(CleanupStallTest, SigtermDuringAStalledBatchExitsAtOnce) {
@@ -108,7 +82,7 @@ TEST_F(CleanupStallTest, SigtermDuringAStalledBatchExitsAtOnce) {
   std::this_thread::sleep_for(1500ms);
   auto sent = Clock::now();
   int code = daemon.Stop();
-  double took = Seconds(Clock::now() - sent);
+  double took = SecondsSince(sent);
   std::cerr << "SIGTERM to exit with a stalled cleanup batch: " << took << " s\n";
   EXPECT_EQ(code, 0) << daemon.Log();
   EXPECT_LT(took, 3.0) << daemon.Log();
@@ -127,7 +101,7 @@ TEST_F(CleanupStallTest, StalledBatchIsGivenUpCountedAndTheCleanupRecovers) {
   std::string text;
   ASSERT_TRUE(WaitFor([&] { return Sample(text = Metrics(), kErrors) == 1; }, 20s))
       << text << daemon.Log();
-  double took = Seconds(Clock::now() - stalled);
+  double took = SecondsSince(stalled);
   std::cerr << "stalled batch given up after " << took << " s\n";
   // statement_timeout 2 s + margin 2 s, and slack for a loaded machine.
   EXPECT_GE(took, 3.0);
@@ -154,7 +128,7 @@ TEST_F(CleanupStallTest, StalledBatchIsGivenUpCountedAndTheCleanupRecovers) {
       << text << daemon.Log();
   auto sent = Clock::now();
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
-  EXPECT_LT(Seconds(Clock::now() - sent), 3.0);
+  EXPECT_LT(SecondsSince(sent), 3.0);
 }
 
 }  // namespace

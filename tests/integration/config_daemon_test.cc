@@ -12,9 +12,8 @@
 #include <cmath>
 
 #include "support/daemon_process.h"
+#include "support/daemon_test.h"
 #include "support/http_client.h"
-#include "support/scratch_db.h"
-#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -24,26 +23,19 @@ using namespace std::chrono_literals;
 using testing::DaemonProcess;
 using testing::HttpGet;
 using testing::Sample;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
 constexpr const char* kOkSeries = "seatwatch_invariant_ok{invariant=\"sold_seat_without_ticket\"}";
 
-class ConfigDaemonTest : public ::testing::Test {
+class ConfigDaemonTest : public testing::DaemonTest {
  protected:
-  ConfigDaemonTest()
-      : db_("sw_config"), dir_(testing::MakeTempDir("seatwatch-config-daemon")), port_(testing::FreePort()) {
-    config_ = testing::WriteShippedConfig(dir_, "1s", port_);
-  }
-
-  std::vector<std::string> Env() { return {"SEATWATCH_DSN=" + db_.dsn()}; }
-  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
+  ConfigDaemonTest() : DaemonTest("sw_config", "seatwatch-config-daemon") { UseShippedConfig(); }
 
   // Runs the binary to its end; returns the exit code, the output in *log.
   int Run(const std::vector<std::string>& args, std::string* log,
           const std::vector<std::string>& env = {}) {
     DaemonProcess process(args, env.empty() ? Env() : env);
-    bool ended = WaitFor([&] { return !process.Running(); }, 20s);
+    bool ended = process.WaitExit(20s);
     *log = process.Log();
     EXPECT_TRUE(ended) << "seatwatch " << args.back() << " did not end within 20s:\n" << *log;
     return process.Stop();
@@ -52,7 +44,7 @@ class ConfigDaemonTest : public ::testing::Test {
   // Starts the daemon on the shipped config and waits for a clean poll.
   std::unique_ptr<DaemonProcess> StartDaemon() {
     auto daemon = std::make_unique<DaemonProcess>(std::vector<std::string>{"--config", config_}, Env());
-    EXPECT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 20s)) << daemon->Log();
+    EXPECT_TRUE(WaitReady()) << daemon->Log();
     EXPECT_TRUE(WaitFor([&] { return Sample(Metrics(), kOkSeries) == 1; }, 10s)) << daemon->Log();
     return daemon;
   }
@@ -68,11 +60,6 @@ class ConfigDaemonTest : public ::testing::Test {
     EXPECT_EQ(Sample(text, "seatwatch_check_success{check=\"booking_reconciliation\"}"), 1) << text;
     EXPECT_EQ(HttpGet(port_, "/readyz").status, 200);
   }
-
-  ScratchDatabase db_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(ConfigDaemonTest, CheckConfigAndStartRefuseADsnTheDaemonCannotUse) {

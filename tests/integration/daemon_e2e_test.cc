@@ -8,9 +8,8 @@
 #include <cmath>
 
 #include "support/daemon_process.h"
+#include "support/daemon_test.h"
 #include "support/http_client.h"
-#include "support/scratch_db.h"
-#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -20,7 +19,6 @@ using namespace std::chrono_literals;
 using testing::DaemonProcess;
 using testing::HttpGet;
 using testing::Sample;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
 std::string PgDir() { return testing::ScratchPgDir(); }
@@ -33,28 +31,21 @@ struct ClusterGuard {
   }
 };
 
-class DaemonE2eTest : public ::testing::Test {
+class DaemonE2eTest : public testing::DaemonTest {
  protected:
-  DaemonE2eTest() : db_("sw_e2e"), dir_(testing::MakeTempDir("seatwatch-e2e")), port_(testing::FreePort()) {
+  DaemonE2eTest() : DaemonTest("sw_e2e", "seatwatch-e2e") {
     db_.Exec("INSERT INTO seats (event_id, seat) SELECT e, 'A' || n FROM generate_series(1, 2) e, "
              "generate_series(1, 5) n");
-    config_ = testing::WriteShippedConfig(dir_, "1s", port_);
+    UseShippedConfig();
   }
-
-  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
 
   // The password must reach libpq (trust auth ignores it) and nothing else.
   std::vector<std::string> Env() { return {"SEATWATCH_DSN=" + db_.dsn() + " password=hunter2-secret"}; }
-
-  ScratchDatabase db_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(DaemonE2eTest, ServesMetricsThatPromtoolAccepts) {
   DaemonProcess daemon({"--config", config_}, Env());
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 20s)) << daemon.Log();
+  ASSERT_TRUE(WaitReady()) << daemon.Log();
   ASSERT_TRUE(WaitFor([&] { return !std::isnan(Sample(Metrics(), "seatwatch_check_success{check=\"locks\"}")); }, 10s));
   std::string text = Metrics();
   EXPECT_EQ(Sample(text, "seatwatch_up"), 1);
@@ -63,10 +54,8 @@ TEST_F(DaemonE2eTest, ServesMetricsThatPromtoolAccepts) {
   EXPECT_EQ(Sample(text, "seatwatch_event_inventory{event_id=\"1\",kind=\"seats_free\"}"), 5);
   EXPECT_GT(Sample(text, "process_resident_memory_bytes"), 0);
 
-  std::string metrics_file = dir_ + "/metrics.txt";
-  testing::WriteFile(metrics_file, text);
   std::string output;
-  EXPECT_EQ(testing::RunCommand("promtool check metrics < " + metrics_file, &output), 0) << output;
+  EXPECT_EQ(testing::PromtoolCheck(text, dir_, &output), 0) << output;
 
   // A violation appears within a poll or two, with its detail in the API.
   db_.Exec("UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 2 AND seat = 'A3'");
@@ -92,7 +81,7 @@ TEST_F(DaemonE2eTest, ServesMetricsThatPromtoolAccepts) {
 TEST_F(DaemonE2eTest, SurvivesDatabaseRestart) {
   ClusterGuard guard;
   DaemonProcess daemon({"--config", config_}, Env());
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 20s)) << daemon.Log();
+  ASSERT_TRUE(WaitReady()) << daemon.Log();
   std::string output;
   ASSERT_EQ(testing::RunCommand(testing::SourceDir() + "/scripts/pg-scratch stop " + PgDir(), &output), 0)
       << output;
@@ -105,7 +94,7 @@ TEST_F(DaemonE2eTest, SurvivesDatabaseRestart) {
   ASSERT_EQ(testing::RunCommand(testing::SourceDir() + "/scripts/pg-scratch start " + PgDir(), &output), 0)
       << output;
   EXPECT_TRUE(WaitFor([&] { return Sample(Metrics(), "seatwatch_up") == 1; }, 30s)) << daemon.Log();
-  EXPECT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 10s));
+  EXPECT_TRUE(WaitReady(10s));
   EXPECT_TRUE(WaitFor([&] {
     return Sample(Metrics(), "seatwatch_invariant_ok{invariant=\"sold_seat_without_ticket\"}") == 1;
   }, 10s));
@@ -115,7 +104,7 @@ TEST_F(DaemonE2eTest, SurvivesDatabaseRestart) {
 
 TEST_F(DaemonE2eTest, ReloadKeepsTheOldConfigWhenTheNewOneIsBad) {
   DaemonProcess daemon({"--config", config_}, Env());
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 20s)) << daemon.Log();
+  ASSERT_TRUE(WaitReady()) << daemon.Log();
   testing::WriteFile(config_, testing::ReadFile(config_) + "\nbogus_key = 1\n");
   daemon.Signal(SIGHUP);
   ASSERT_TRUE(WaitFor([&] { return daemon.Log().find("reload failed") != std::string::npos; }, 5s));
@@ -128,14 +117,14 @@ TEST_F(DaemonE2eTest, ReloadKeepsTheOldConfigWhenTheNewOneIsBad) {
 TEST_F(DaemonE2eTest, OnceExitCodes) {
   {
     DaemonProcess clean({"--config", config_, "--once"}, Env());
-    ASSERT_TRUE(WaitFor([&] { return !clean.Running(); }, 30s));
+    ASSERT_TRUE(clean.WaitExit(30s));
     EXPECT_EQ(clean.Stop(), 0) << clean.Log();
     EXPECT_NE(clean.Log().find("  OK        sold_seat_without_ticket"), std::string::npos) << clean.Log();
   }
   db_.Exec("INSERT INTO tickets VALUES (1, 'A4', 'ghost')");
   {
     DaemonProcess violated({"--config", config_, "--once"}, Env());
-    ASSERT_TRUE(WaitFor([&] { return !violated.Running(); }, 30s));
+    ASSERT_TRUE(violated.WaitExit(30s));
     EXPECT_EQ(violated.Stop(), 1) << violated.Log();
     EXPECT_NE(violated.Log().find("VIOLATED  ticket_without_sold_seat"), std::string::npos) << violated.Log();
     EXPECT_NE(violated.Log().find("ghost"), std::string::npos) << violated.Log();
@@ -143,7 +132,7 @@ TEST_F(DaemonE2eTest, OnceExitCodes) {
   {
     DaemonProcess unreachable({"--config", config_, "--once"},
                               {"SEATWATCH_DSN=host=127.0.0.1 port=1 dbname=x connect_timeout=2"});
-    ASSERT_TRUE(WaitFor([&] { return !unreachable.Running(); }, 30s));
+    ASSERT_TRUE(unreachable.WaitExit(30s));
     EXPECT_EQ(unreachable.Stop(), 3) << unreachable.Log();
   }
 }
@@ -152,7 +141,7 @@ TEST_F(DaemonE2eTest, ConfigErrorsExitTwoNamingFileLineAndKey) {
   std::string bad = dir_ + "/bad.toml";
   testing::WriteFile(bad, "[database]\nstatement_timeout = \"forever\"\n");
   DaemonProcess daemon({"--config", bad, "--check-config"});
-  ASSERT_TRUE(WaitFor([&] { return !daemon.Running(); }, 10s));
+  ASSERT_TRUE(daemon.WaitExit(10s));
   EXPECT_EQ(daemon.Stop(), 2);
   EXPECT_NE(daemon.Log().find(bad + ":2:21: database.statement_timeout:"), std::string::npos) << daemon.Log();
 
@@ -162,7 +151,7 @@ TEST_F(DaemonE2eTest, ConfigErrorsExitTwoNamingFileLineAndKey) {
   std::string mismatch = dir_ + "/mismatch.toml";
   testing::WriteFile(mismatch, "[[invariant]]\nname = \"x\"\nsql = \"q.sql\"\nlabels = [\"event_id\"]\nvalue = \"violations\"\n");
   DaemonProcess check({"--config", mismatch, "--check-config"}, Env());
-  ASSERT_TRUE(WaitFor([&] { return !check.Running(); }, 10s));
+  ASSERT_TRUE(check.WaitExit(10s));
   EXPECT_EQ(check.Stop(), 2) << check.Log();
   EXPECT_NE(check.Log().find(mismatch + ":4:10: invariant.labels:"), std::string::npos) << check.Log();
 
@@ -171,17 +160,17 @@ TEST_F(DaemonE2eTest, ConfigErrorsExitTwoNamingFileLineAndKey) {
   std::string holds = dir_ + "/holds.toml";
   testing::WriteFile(holds, "[holds]\nsql = \"holds.sql\"\n");
   DaemonProcess holds_check({"--config", holds, "--check-config"}, Env());
-  ASSERT_TRUE(WaitFor([&] { return !holds_check.Running(); }, 10s));
+  ASSERT_TRUE(holds_check.WaitExit(10s));
   EXPECT_EQ(holds_check.Stop(), 2) << holds_check.Log();
   EXPECT_NE(holds_check.Log().find(holds + ":1:1: holds.sql"), std::string::npos) << holds_check.Log();
   EXPECT_NE(holds_check.Log().find("holds_expired_oldest_seconds"), std::string::npos) << holds_check.Log();
 
   DaemonProcess good({"--config", config_, "--check-config"}, Env());
-  ASSERT_TRUE(WaitFor([&] { return !good.Running(); }, 10s));
+  ASSERT_TRUE(good.WaitExit(10s));
   EXPECT_EQ(good.Stop(), 0) << good.Log();
 
   DaemonProcess usage({"--bogus"});
-  ASSERT_TRUE(WaitFor([&] { return !usage.Running(); }, 10s));
+  ASSERT_TRUE(usage.WaitExit(10s));
   EXPECT_EQ(usage.Stop(), 2);
 }
 

@@ -9,9 +9,8 @@
 #include <vector>
 
 #include "support/daemon_process.h"
+#include "support/daemon_test.h"
 #include "support/http_client.h"
-#include "support/scratch_db.h"
-#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -20,7 +19,6 @@ namespace {
 using namespace std::chrono_literals;
 using testing::DaemonProcess;
 using testing::HttpGet;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
 std::string Trim(std::string text) {
@@ -28,11 +26,10 @@ std::string Trim(std::string text) {
   return text;
 }
 
-class DsnMaskingTest : public ::testing::Test {
+class DsnMaskingTest : public testing::DaemonTest {
  protected:
-  DsnMaskingTest()
-      : db_("sw_dsn_mask"), dir_(testing::MakeTempDir("seatwatch-dsn")), port_(testing::FreePort()) {
-    config_ = testing::WriteShippedConfig(dir_, "1s", port_);
+  DsnMaskingTest() : DaemonTest("sw_dsn_mask", "seatwatch-dsn") {
+    UseShippedConfig();
     socket_dir_ = testing::ScratchPgDir() + "/sock";
     pg_port_ = Trim(testing::ReadFile(testing::ScratchPgDir() + "/port"));
   }
@@ -40,7 +37,7 @@ class DsnMaskingTest : public ::testing::Test {
   // The output of one run of the binary with `args` that ends by itself.
   std::string RunToEnd(const std::vector<std::string>& args, const std::string& dsn) {
     DaemonProcess process(args, {"SEATWATCH_DSN=" + dsn});
-    EXPECT_TRUE(WaitFor([&] { return !process.Running(); }, 60s)) << process.Log();
+    EXPECT_TRUE(process.WaitExit(60s)) << process.Log();
     process.Stop();
     return process.Log();
   }
@@ -52,10 +49,6 @@ class DsnMaskingTest : public ::testing::Test {
     }
   }
 
-  ScratchDatabase db_;
-  std::string dir_;
-  int port_;
-  std::string config_;
   std::string socket_dir_;
   std::string pg_port_;
 };
@@ -68,10 +61,10 @@ TEST_F(DsnMaskingTest, PercentEncodedPasswordKeyIsMaskedEverywhere) {
                     "&user=postgres&%70assword=TopSecret_zzz";
   {
     DaemonProcess daemon({"--config", config_}, {"SEATWATCH_DSN=" + dsn});
-    ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 20s))
+    ASSERT_TRUE(WaitReady())
         << daemon.Log();
     ExpectNoSecret(HttpGet(port_, "/api/invariants").body, secrets, "/api/invariants");
-    ExpectNoSecret(HttpGet(port_, "/metrics").body, secrets, "/metrics");
+    ExpectNoSecret(Metrics(), secrets, "/metrics");
     EXPECT_EQ(daemon.Stop(), 0);
     std::string log = daemon.Log();
     EXPECT_NE(log.find("connected to database"), std::string::npos) << log;
@@ -105,7 +98,7 @@ TEST_F(DsnMaskingTest, UnencodedSlashInUriPasswordIsMaskedEverywhere) {
       return api.find("port") != std::string::npos;
     }, 20s)) << api << daemon.Log();
     ExpectNoSecret(api, secrets, "/api/invariants");
-    ExpectNoSecret(HttpGet(port_, "/metrics").body, secrets, "/metrics");
+    ExpectNoSecret(Metrics(), secrets, "/metrics");
     daemon.Stop();
     std::string log = daemon.Log();
     EXPECT_NE(log.find("cannot connect to database"), std::string::npos) << log;

@@ -6,10 +6,9 @@
 #include <string>
 
 #include "support/daemon_process.h"
-#include "support/gunzip.h"
+#include "support/daemon_test.h"
 #include "support/http_client.h"
-#include "support/scratch_db.h"
-#include "support/test_config.h"
+#include "support/gunzip.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -20,7 +19,6 @@ using testing::DaemonProcess;
 using testing::HttpExchange;
 using testing::HttpResponse;
 using testing::Sample;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
 // Everything before the process metrics, which are read from /proc on every
@@ -35,14 +33,13 @@ bool HasHeader(const std::string& headers, const std::string& line) {
   return ("\r\n" + headers).find("\r\n" + line + "\r\n") != std::string::npos;
 }
 
-class GzipScrapeTest : public ::testing::Test {
+class GzipScrapeTest : public testing::DaemonTest {
  protected:
-  GzipScrapeTest()
-      : db_("sw_gzip"), dir_(testing::MakeTempDir("seatwatch-gzip")), port_(testing::FreePort()) {
+  GzipScrapeTest() : DaemonTest("sw_gzip", "seatwatch-gzip") {
     // Enough rows that the body spans several parts of some size.
     db_.Exec("INSERT INTO seats (event_id, seat) SELECT e, 'A' || n "
              "FROM generate_series(1, 200) e, generate_series(1, 5) n");
-    config_ = testing::WriteShippedConfig(dir_, "1s", port_);
+    UseShippedConfig();
   }
 
   HttpResponse Scrape(const std::string& accept_encoding) {
@@ -50,11 +47,6 @@ class GzipScrapeTest : public ::testing::Test {
     if (!accept_encoding.empty()) request += "Accept-Encoding: " + accept_encoding + "\r\n";
     return HttpExchange(port_, request + "\r\n");
   }
-
-  ScratchDatabase db_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(GzipScrapeTest, DecodedGzipScrapeEqualsTheIdentityScrape) {

@@ -9,6 +9,7 @@
 #include "metrics/snapshot.h"
 #include "metrics/snapshot_builder.h"
 #include "poll/poller.h"
+#include "support/check_status.h"
 #include "support/daemon_process.h"
 #include "support/scratch_db.h"
 #include "support/test_config.h"
@@ -17,14 +18,8 @@
 namespace seatwatch {
 namespace {
 
+using testing::FindCheck;
 using testing::ScratchDatabase;
-
-const metrics::CheckStatus& Find(const metrics::PollState& state, const std::string& name) {
-  for (const auto& check : state.checks) {
-    if (check.name == name) return check;
-  }
-  throw std::runtime_error("no check " + name);
-}
 
 // One [[metric]] or [[invariant]] entry over the SQL in `sql`, written to a
 // file of its own.
@@ -64,19 +59,19 @@ TEST(HostileDataTest, MaxRowsPlusOneFailsWithTooManyRows) {
   metrics::PollState state = PollOnce(toml, db.dsn());
   ASSERT_TRUE(state.database_up);
 
-  const auto& wide = Find(state, "wide");
+  const auto& wide = FindCheck(state, "wide");
   EXPECT_FALSE(wide.success);
   EXPECT_EQ(wide.errors.at("too_many_rows"), 1u);
   EXPECT_EQ(wide.errors.at("sql"), 0u);
   EXPECT_EQ(wide.rendered, nullptr);
   EXPECT_NE(wide.last_error.find("max_rows = 1000"), std::string::npos) << wide.last_error;
-  const auto& many = Find(state, "many_keys");
+  const auto& many = FindCheck(state, "many_keys");
   EXPECT_FALSE(many.success);
   EXPECT_EQ(many.errors.at("too_many_rows"), 1u);
 
-  const auto& exact = Find(state, "exact");
+  const auto& exact = FindCheck(state, "exact");
   ASSERT_TRUE(exact.success) << exact.last_error;
-  const auto& fine = Find(state, "fine");
+  const auto& fine = FindCheck(state, "fine");
   ASSERT_TRUE(fine.success) << fine.last_error;
 
   std::string text = metrics::BuildSnapshot(state).MetricsText();
@@ -114,20 +109,20 @@ TEST(HostileDataTest, NullAndEmptyLabelCollisionFailsWithDuplicateSeries) {
   metrics::SnapshotStore store;
   poll::Poller poller(config, checks::BuildChecks(config), store, "test");
   metrics::PollState state = poller.RunAllOnce();
-  ASSERT_TRUE(Find(state, "probe").success) << Find(state, "probe").last_error;
-  ASSERT_TRUE(Find(state, "probe_inv").success) << Find(state, "probe_inv").last_error;
+  ASSERT_TRUE(FindCheck(state, "probe").success) << FindCheck(state, "probe").last_error;
+  ASSERT_TRUE(FindCheck(state, "probe_inv").success) << FindCheck(state, "probe_inv").last_error;
 
   db.Exec("INSERT INTO probe VALUES (NULL, 3)");
   state = poller.RunAllOnce();
   for (const char* name : {"probe", "probe_inv"}) {
-    const auto& check = Find(state, name);
+    const auto& check = FindCheck(state, name);
     EXPECT_FALSE(check.success) << name;
     EXPECT_EQ(check.errors.at("duplicate_series"), 1u) << name;
     EXPECT_EQ(check.errors.at("sql"), 0u) << name;
     EXPECT_EQ(check.rendered, nullptr) << name;
     EXPECT_NE(check.last_error.find("k=\"\""), std::string::npos) << check.last_error;
   }
-  ASSERT_TRUE(Find(state, "other").success);
+  ASSERT_TRUE(FindCheck(state, "other").success);
   std::string text = metrics::BuildSnapshot(state).MetricsText();
   EXPECT_EQ(text.find("seatwatch_probe{"), std::string::npos) << "no stale series";
   EXPECT_EQ(text.find("invariant=\"probe_inv\""), std::string::npos) << "no stale verdict";
@@ -152,12 +147,12 @@ TEST(HostileDataTest, ValuesThatAreNotNumbersOrCountsFailWithBadValue) {
             "value = \"violations\"");
   metrics::PollState state = PollOnce(toml, db.dsn());
   for (const char* name : {"hex", "tiny", "spaced", "negative", "not_a_number"}) {
-    const auto& check = Find(state, name);
+    const auto& check = FindCheck(state, name);
     EXPECT_FALSE(check.success) << name;
     EXPECT_EQ(check.errors.at("bad_value"), 1u) << name << ": " << check.last_error;
     EXPECT_EQ(check.output, nullptr) << name;
   }
-  const auto& real = Find(state, "real_numbers");
+  const auto& real = FindCheck(state, "real_numbers");
   ASSERT_TRUE(real.success) << real.last_error;
   EXPECT_EQ(testing::Sample(*real.rendered, "seatwatch_real_numbers{k=\"numeric\"}"), 123.45);
   EXPECT_EQ(testing::Sample(*real.rendered, "seatwatch_real_numbers{k=\"bool\"}"), 1);
@@ -179,7 +174,7 @@ TEST(HostileDataTest, DetailRowsAreCapped) {
                            "labels = [\"key\"]\nvalue = \"violations\"\ndetail_sql = \"" + dir +
                                "/detail.sql\"");
   metrics::PollState state = PollOnce(toml, db.dsn());
-  const auto& check = Find(state, "bulky");
+  const auto& check = FindCheck(state, "bulky");
   ASSERT_TRUE(check.success) << check.last_error;
   const auto& detail = check.output->invariants.at(0).detail;
   ASSERT_TRUE(detail.has_value());
@@ -221,7 +216,7 @@ TEST(HostileDataTest, MultiLineHelpAndHostileLabelsPassPromtool) {
       Entry(dir, "invariant", "multi_line_help", "SELECT 0 AS violations",
             "value = \"violations\"\nhelp = \"\"\"First line.\nSecond line.\"\"\"");
   metrics::PollState state = PollOnce(toml, db.dsn());
-  ASSERT_TRUE(Find(state, "hostile").success) << Find(state, "hostile").last_error;
+  ASSERT_TRUE(FindCheck(state, "hostile").success) << FindCheck(state, "hostile").last_error;
   std::string text = metrics::BuildSnapshot(state).MetricsText();
   EXPECT_NE(text.find("# HELP seatwatch_hostile Hostile labels,\\nover two lines with a \\\\ "
                       "backslash. (from the last poll).\n"),

@@ -17,9 +17,9 @@
 
 #include "http/bcrypt.h"
 #include "support/daemon_process.h"
+#include "support/daemon_test.h"
 #include "support/hostile_clients.h"
 #include "support/http_client.h"
-#include "support/scratch_db.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -30,14 +30,11 @@ using testing::DaemonProcess;
 using testing::HostileClients;
 using testing::HttpExchange;
 using testing::HttpGet;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
-class HttpAttackTest : public ::testing::Test {
+class HttpAttackTest : public testing::DaemonTest {
  protected:
-  HttpAttackTest()
-      : db_("sw_http_attack"), dir_(testing::MakeTempDir("seatwatch-http-attack")),
-        port_(testing::FreePort()) {
+  HttpAttackTest() : DaemonTest("sw_http_attack", "seatwatch-http-attack") {
     // A config of its own rather than the shipped one: this is about the
     // HTTP server, and one small check keeps /readyz honest.
     testing::WriteFile(dir_ + "/one.sql", "SELECT 1 AS value\n");
@@ -47,18 +44,11 @@ class HttpAttackTest : public ::testing::Test {
                                     "[[metric]]\nname = \"one\"\nhelp = \"one\"\nsql = \"" +
                                     dir_ + "/one.sql\"\nvalue = \"value\"\n");
   }
-
-  std::vector<std::string> Env() { return {"SEATWATCH_DSN=" + db_.dsn()}; }
-
-  ScratchDatabase db_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(HttpAttackTest, ScrapesSucceedPromptlyWhileFortyHostileSocketsAreOpen) {
   DaemonProcess daemon({"--config", config_}, Env());
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 20s)) << daemon.Log();
+  ASSERT_TRUE(WaitReady()) << daemon.Log();
 
   HostileClients::Counts counts;
   counts.silent = counts.slowloris = counts.idler = counts.reconnect = 10;
@@ -110,7 +100,7 @@ TEST_F(HttpAttackTest, TheFirstScrapeAfterAReloadDoesNotQueueBehindPasswordGuess
   testing::WriteFile(config_, testing::ReadFile(config_) + "[http.basic_auth]\nusers = { prometheus = \"" + hash +
                                   "\" }\n");
   DaemonProcess daemon({"--config", config_}, Env());
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/readyz").status == 200; }, 20s)) << daemon.Log();
+  ASSERT_TRUE(WaitReady()) << daemon.Log();
   const std::string scrape =
       "GET /metrics HTTP/1.0\r\nAuthorization: Basic cHJvbWV0aGV1czpzM2NyZXQ=\r\n\r\n";  // prometheus:s3cret
   ASSERT_EQ(HttpExchange(port_, scrape).status, 200);

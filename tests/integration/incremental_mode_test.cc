@@ -37,6 +37,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using testing::AllPasses;
 using testing::IncrementalDaemon;
 using testing::Sample;
 using testing::ScratchDatabase;
@@ -49,16 +50,6 @@ constexpr int kFlows = 240;  // per thread
 
 std::string Passes(const std::string& check, const std::string& reason) {
   return "seatwatch_full_passes_total{check=\"" + check + "\",reason=\"" + reason + "\"}";
-}
-
-// Every full pass of a check, whatever the reason.
-double AllPasses(const std::string& text, const std::string& check) {
-  double total = 0;
-  for (const auto& [series, value] :
-       testing::SeriesWithPrefix(text, "seatwatch_full_passes_total{check=\"" + check + "\"")) {
-    total += value;
-  }
-  return total;
 }
 
 // Full passes other than the startup one and those after a drain_cost

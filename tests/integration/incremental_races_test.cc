@@ -32,6 +32,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::HangingCommit;
+using testing::AllPasses;
 using testing::IncrementalDaemon;
 using testing::Sample;
 using testing::ScratchDatabase;
@@ -51,15 +52,6 @@ std::string AdminScalar(const std::string& sql) {
   auto result = tx.exec(sql);
   if (result.empty() || result[0][0].is_null()) return "";
   return result[0][0].c_str();
-}
-
-double AllPasses(const std::string& text, const std::string& check) {
-  double total = 0;
-  for (const auto& [series, value] :
-       testing::SeriesWithPrefix(text, "seatwatch_full_passes_total{check=\"" + check + "\"")) {
-    total += value;
-  }
-  return total;
 }
 
 class IncrementalRacesTest : public ::testing::Test {

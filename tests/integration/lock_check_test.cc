@@ -2,12 +2,10 @@
 // queue behind an idle-in-transaction holder, a chain, a deadlock, and the
 // promise that a poll without waiters never calls pg_blocking_pids().
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
 
 #include <chrono>
 #include <cmath>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -19,7 +17,9 @@
 #include "locks/lock_wait_reader.h"
 #include "db/query_cache.h"
 #include "metrics/snapshot_builder.h"
+#include "support/async_session.h"
 #include "support/daemon_process.h"
+#include "support/daemon_test.h"
 #include "support/http_client.h"
 #include "support/scratch_db.h"
 #include "support/test_env.h"
@@ -28,6 +28,7 @@ namespace seatwatch {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::AsyncSession;
 using testing::Sample;
 using testing::ScratchDatabase;
 using testing::WaitFor;
@@ -42,55 +43,6 @@ std::string Claim(const std::string& seat) {
   std::string sql = kClaimA12;
   return sql.replace(sql.find("'A12'"), 5, "'" + seat + "'");
 }
-
-// A libpq session that sends a statement and does not wait for it, so that a
-// test can make several sessions block without a thread each.
-class AsyncSession {
- public:
-  explicit AsyncSession(const std::string& dsn, const std::string& name)
-      : connection_(PQconnectdb((dsn + " application_name=" + name).c_str())) {
-    if (PQstatus(connection_) != CONNECTION_OK) {
-      std::string error = PQerrorMessage(connection_);
-      PQfinish(connection_);
-      throw std::runtime_error("connect: " + error);
-    }
-    pid_ = PQbackendPID(connection_);
-  }
-  ~AsyncSession() { PQfinish(connection_); }
-  AsyncSession(const AsyncSession&) = delete;
-  AsyncSession& operator=(const AsyncSession&) = delete;
-
-  int pid() const { return pid_; }
-
-  void Send(const std::string& sql) {
-    if (!PQsendQuery(connection_, sql.c_str())) {
-      throw std::runtime_error(std::string("send: ") + PQerrorMessage(connection_));
-    }
-  }
-
-  // Waits for the statements sent to finish; returns the SQLSTATE of the
-  // first error, or "" if all succeeded.
-  std::string Finish() {
-    std::string sqlstate;
-    while (PGresult* result = PQgetResult(connection_)) {
-      if (PQresultStatus(result) == PGRES_FATAL_ERROR && sqlstate.empty()) {
-        const char* code = PQresultErrorField(result, PG_DIAG_SQLSTATE);
-        sqlstate = code ? code : "?????";
-      }
-      PQclear(result);
-    }
-    return sqlstate;
-  }
-
-  std::string Run(const std::string& sql) {
-    Send(sql);
-    return Finish();
-  }
-
- private:
-  PGconn* connection_;
-  int pid_ = 0;
-};
 
 class LockCheckTest : public ::testing::Test {
  protected:
@@ -381,7 +333,7 @@ TEST_F(LockCheckTest, DaemonServesTheForestAndLogsLongWaitsOnce) {
     return api.find("\"hot_row\":\"seats(event_id=1, seat=A13)\"") != std::string::npos;
   }, 10s)) << api << daemon.Log();
   EXPECT_NE(api.find("\"application_name\":\"holder\""), std::string::npos) << api;
-  std::string metrics = testing::HttpGet(port, "/metrics").body;
+  std::string metrics = testing::ScrapeMetrics(port);
   EXPECT_EQ(Sample(metrics, "seatwatch_check_success{check=\"locks\"}"), 1) << metrics;
   EXPECT_EQ(Sample(metrics, "seatwatch_lock_waiting_sessions"), 2) << metrics;
 
@@ -406,9 +358,9 @@ TEST_F(LockCheckTest, DaemonServesTheForestAndLogsLongWaitsOnce) {
   EXPECT_EQ(first.Finish(), "");
   EXPECT_EQ(second.Finish(), "");
   ASSERT_TRUE(WaitFor([&] {
-    return Sample(testing::HttpGet(port, "/metrics").body,
+    return Sample(testing::ScrapeMetrics(port),
                   "seatwatch_lock_wait_duration_seconds_count") == 2;
-  }, 10s)) << testing::HttpGet(port, "/metrics").body;
+  }, 10s)) << testing::ScrapeMetrics(port);
 }
 
 }  // namespace

@@ -4,11 +4,9 @@
 // /api/locks, in the lock episode log lines and in --once's forest; the text
 // appears as sent only with [locks] show_query = "raw".
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
 
 #include <chrono>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include <pqxx/connection>
@@ -16,6 +14,7 @@
 
 #include "checks/lock_check.h"
 #include "db/query_cache.h"
+#include "support/async_session.h"
 #include "support/daemon_process.h"
 #include "support/http_client.h"
 #include "support/scratch_db.h"
@@ -25,53 +24,13 @@ namespace seatwatch {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::AsyncSession;
 using testing::ScratchDatabase;
 using testing::WaitFor;
 
 constexpr const char* kRole = "sw_filler";
 constexpr const char* kSecret = "TopSecret_zzz";
 constexpr const char* kHolderSecret = "HolderSecret_yyy";
-
-// A libpq session that sends a statement without waiting for it.
-class Session {
- public:
-  Session(const std::string& dsn, const std::string& name)
-      : connection_(PQconnectdb((dsn + " application_name=" + name).c_str())) {
-    if (PQstatus(connection_) != CONNECTION_OK) {
-      std::string error = PQerrorMessage(connection_);
-      PQfinish(connection_);
-      throw std::runtime_error("connect: " + error);
-    }
-    pid_ = PQbackendPID(connection_);
-  }
-  ~Session() { PQfinish(connection_); }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-
-  int pid() const { return pid_; }
-  void Send(const std::string& sql) {
-    if (!PQsendQuery(connection_, sql.c_str())) {
-      throw std::runtime_error(std::string("send: ") + PQerrorMessage(connection_));
-    }
-  }
-  // Drains the results; true if every statement succeeded.
-  bool Finish() {
-    bool ok = true;
-    while (PGresult* result = PQgetResult(connection_)) {
-      if (PQresultStatus(result) == PGRES_FATAL_ERROR) ok = false;
-      PQclear(result);
-    }
-    return ok;
-  }
-  bool Run(const std::string& sql) {
-    Send(sql);
-    return Finish();
-  }
-
- private:
-  PGconn* connection_;
-  int pid_ = 0;
-};
 
 class LockQueryTextTest : public ::testing::Test {
  protected:
@@ -93,17 +52,18 @@ class LockQueryTextTest : public ::testing::Test {
   // The holder changes the role's password and stays in its transaction; the
   // waiter's ALTER ROLE then waits for the holder's transaction.
   void BlockAlterRole(const std::string& secret = kSecret) {
-    holder_ = std::make_unique<Session>(db_.dsn(), "holder");
-    waiter_ = std::make_unique<Session>(db_.dsn(), "waiter");
-    ASSERT_TRUE(holder_->Run(std::string("BEGIN; ALTER ROLE ") + kRole + " PASSWORD '" +
-                             kHolderSecret + "'"));
+    holder_ = std::make_unique<AsyncSession>(db_.dsn(), "holder");
+    waiter_ = std::make_unique<AsyncSession>(db_.dsn(), "waiter");
+    ASSERT_EQ(holder_->Run(std::string("BEGIN; ALTER ROLE ") + kRole + " PASSWORD '" +
+                           kHolderSecret + "'"),
+              "");
     waiter_->Send(std::string("ALTER ROLE ") + kRole + " PASSWORD '" + secret + "'");
     ASSERT_TRUE(WaitFor([&] { return Waiting() == 1; }, 10s)) << Waiting();
   }
 
   void Release() {
-    ASSERT_TRUE(holder_->Run("ROLLBACK"));
-    EXPECT_TRUE(waiter_->Finish());
+    ASSERT_EQ(holder_->Run("ROLLBACK"), "");
+    EXPECT_EQ(waiter_->Finish(), "");
   }
 
   int Waiting() {
@@ -122,8 +82,8 @@ class LockQueryTextTest : public ::testing::Test {
 
   ScratchDatabase db_;
   std::unique_ptr<pqxx::connection> monitor_;
-  std::unique_ptr<Session> holder_;
-  std::unique_ptr<Session> waiter_;
+  std::unique_ptr<AsyncSession> holder_;
+  std::unique_ptr<AsyncSession> waiter_;
   config::LocksConfig config_;
 };
 
@@ -222,7 +182,7 @@ TEST_F(LockQueryTextTest, DaemonApiLogAndOnceShowNoPassword) {
       << daemon.Log();
 
   testing::DaemonProcess once({"--config", config, "--once"});
-  ASSERT_TRUE(WaitFor([&] { return !once.Running(); }, 30s));
+  ASSERT_TRUE(once.WaitExit(30s));
   once.Stop();
   std::string report = once.Log();
   EXPECT_NE(report.find("query: ALTER ROLE sw_filler PASSWORD $1"), std::string::npos) << report;

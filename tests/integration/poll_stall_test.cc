@@ -13,10 +13,8 @@
 #include <thread>
 
 #include "support/daemon_process.h"
+#include "support/daemon_test.h"
 #include "support/hostile_clients.h"
-#include "support/http_client.h"
-#include "support/scratch_db.h"
-#include "support/stall_proxy.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -25,29 +23,22 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::DaemonProcess;
-using testing::HttpGet;
 using testing::Sample;
-using testing::ScratchDatabase;
+using testing::SecondsSince;
 using testing::WaitFor;
 
 constexpr const char* kOk = "seatwatch_invariant_ok{invariant=\"always_violated\"}";
 
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-class PollStallTest : public ::testing::Test {
+class PollStallTest : public testing::ProxiedDaemonTest {
  protected:
   PollStallTest()
-      : db_("sw_poll_stall"),
-        proxy_(testing::ScratchTcpPort()),
-        dir_(testing::MakeTempDir("seatwatch-stall")),
-        port_(testing::FreePort()) {
+      : ProxiedDaemonTest("sw_poll_stall", "seatwatch-stall") {
     testing::WriteFile(dir_ + "/violated.sql", "SELECT 1 AS violations");
     config_ = dir_ + "/seatwatch.toml";
     // interval 1 s, statement_timeout 1 s: the lanes give up after 1 s + the
     // 2 s margin of silence.
     testing::WriteFile(
-        config_, "[database]\ndsn = \"host=127.0.0.1 port=" + std::to_string(proxy_.port()) +
-                     " user=postgres dbname=" + db_.name() +
+        config_, "[database]\ndsn = \"" + ProxiedDsn() +
                      "\"\nstatement_timeout = \"1s\"\nconnect_timeout = \"2s\"\n"
                      "reconnect_max_backoff = \"1s\"\n"
                      "[http]\nlisten = \"127.0.0.1:" + std::to_string(port_) +
@@ -56,7 +47,6 @@ class PollStallTest : public ::testing::Test {
                      "/violated.sql\"\nvalue = \"violations\"\n");
   }
 
-  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
   bool Healthy(const std::string& text) {
     return Sample(text, "seatwatch_up") == 1 && Sample(text, kOk) == 0 &&
            Sample(text, "seatwatch_check_success{check=\"locks\"}") == 1;
@@ -65,12 +55,6 @@ class PollStallTest : public ::testing::Test {
     return Sample(text, "seatwatch_up") == 0 && std::isnan(Sample(text, kOk)) &&
            Sample(text, "seatwatch_check_success{check=\"always_violated\"}") != 1;
   }
-
-  ScratchDatabase db_;
-  testing::StallProxy proxy_;
-  std::string dir_;
-  int port_;
-  std::string config_;
 };
 
 TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {
@@ -81,7 +65,7 @@ TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {
   proxy_.Stall();
   auto stalled = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return Honest(text = Metrics()); }, 20s)) << text << daemon.Log();
-  double took = Seconds(Clock::now() - stalled);
+  double took = SecondsSince(stalled);
   std::cerr << "down and without a verdict " << took << " s after the stall\n";
   // interval 1 s + statement_timeout 1 s + margin 2 s, and slack for a
   // loaded machine.
@@ -96,7 +80,7 @@ TEST_F(PollStallTest, StalledConnectionIsReportedDownThenRecovers) {
   proxy_.Resume();
   auto resumed = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return Healthy(text = Metrics()); }, 20s)) << text << daemon.Log();
-  std::cerr << "healthy again " << Seconds(Clock::now() - resumed) << " s after the resume\n";
+  std::cerr << "healthy again " << SecondsSince(resumed) << " s after the resume\n";
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
 }
 
@@ -110,7 +94,7 @@ TEST_F(PollStallTest, SigtermDuringAStallExitsAtOnce) {
   std::this_thread::sleep_for(1500ms);
   auto sent = Clock::now();
   int code = daemon.Stop();
-  double took = Seconds(Clock::now() - sent);
+  double took = SecondsSince(sent);
   std::cerr << "SIGTERM to exit: " << took << " s\n";
   EXPECT_EQ(code, 0) << daemon.Log();
   EXPECT_LT(took, 3.0) << daemon.Log();
@@ -144,7 +128,7 @@ TEST_F(PollStallTest, SigtermDuringAStallExitsWithinTwoSeconds) {
     std::this_thread::sleep_for(wait);
     auto sent = Clock::now();
     int code = daemon.Stop();
-    double took = Seconds(Clock::now() - sent);
+    double took = SecondsSince(sent);
     std::cerr << "SIGTERM " << wait.count() << " ms into the stall to exit: " << took << " s\n";
     EXPECT_EQ(code, 0) << daemon.Log();
     EXPECT_LT(took, kBound) << "SIGTERM " << wait.count() << " ms into the stall\n"

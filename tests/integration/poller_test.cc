@@ -11,6 +11,7 @@
 #include "checks/registry.h"
 #include "metrics/snapshot.h"
 #include "poll/poller.h"
+#include "support/check_status.h"
 #include "support/daemon_process.h"
 #include "support/scratch_db.h"
 #include "support/test_config.h"
@@ -19,14 +20,8 @@
 namespace seatwatch {
 namespace {
 
+using testing::FindCheck;
 using testing::ScratchDatabase;
-
-const metrics::CheckStatus& Find(const metrics::PollState& state, const std::string& name) {
-  for (const auto& check : state.checks) {
-    if (check.name == name) return check;
-  }
-  throw std::runtime_error("no check " + name);
-}
 
 TEST(PollerTest, SlowQueryCountsTimeoutWhileOthersReport) {
   ScratchDatabase db("sw_poller_timeout");
@@ -44,12 +39,12 @@ TEST(PollerTest, SlowQueryCountsTimeoutWhileOthersReport) {
   poll::Poller poller(config, checks::BuildChecks(config), store, "test");
   metrics::PollState state = poller.RunAllOnce();
   EXPECT_TRUE(state.database_up);
-  const auto& slow = Find(state, "slow_one");
+  const auto& slow = FindCheck(state, "slow_one");
   EXPECT_FALSE(slow.success);
   EXPECT_EQ(slow.errors.at("timeout"), 1u);
   EXPECT_EQ(slow.errors.at("sql"), 0u);
   EXPECT_EQ(slow.output, nullptr);
-  const auto& sold = Find(state, "sold_seats");
+  const auto& sold = FindCheck(state, "sold_seats");
   ASSERT_TRUE(sold.success) << sold.last_error;
   ASSERT_NE(sold.rendered, nullptr);
   EXPECT_DOUBLE_EQ(testing::Sample(*sold.rendered, "seatwatch_sold_seats{event_id=\"1\"}"), 1);
@@ -67,7 +62,7 @@ TEST(PollerTest, MissingColumnIsAnSqlFailureNamingTheKey) {
   metrics::SnapshotStore store;
   poll::Poller poller(config, checks::BuildChecks(config), store, "test");
   metrics::PollState state = poller.RunAllOnce();
-  const auto& check = Find(state, "wrong_label");
+  const auto& check = FindCheck(state, "wrong_label");
   EXPECT_FALSE(check.success);
   EXPECT_EQ(check.errors.at("sql"), 1u);
   EXPECT_NE(check.last_error.find("seatwatch-test.toml:6:10: invariant.labels"), std::string::npos)
@@ -190,7 +185,7 @@ TEST(PollerTest, DetailQueryRunsOnlyWhenViolationsChange) {
   metrics::PollState second = poller.RunAllOnce();
   EXPECT_EQ(detail_calls(), "1");
   for (const auto* state : {&first, &second}) {
-    const auto& check = Find(*state, "booking_reconciliation");
+    const auto& check = FindCheck(*state, "booking_reconciliation");
     ASSERT_TRUE(check.success) << check.last_error;
     bool seen = false;
     for (const auto& invariant : check.output->invariants) {
@@ -204,7 +199,7 @@ TEST(PollerTest, DetailQueryRunsOnlyWhenViolationsChange) {
   db.Exec("UPDATE seats SET status = 'sold', holder = 'y' WHERE seat = 'A2'");
   metrics::PollState third = poller.RunAllOnce();
   EXPECT_EQ(detail_calls(), "2");
-  for (const auto& invariant : Find(third, "booking_reconciliation").output->invariants) {
+  for (const auto& invariant : FindCheck(third, "booking_reconciliation").output->invariants) {
     if (invariant.name == "sold_seat_without_ticket") {
       EXPECT_EQ(invariant.detail->rows.size(), 2u);
     }
@@ -234,7 +229,7 @@ TEST(PollerTest, DetailQueryReceivesTheOffendingKeysThenParams) {
   metrics::SnapshotStore store;
   poll::Poller poller(config, checks::BuildChecks(config), store, "test");
   metrics::PollState state = poller.RunAllOnce();
-  const auto& check = Find(state, "booking_reconciliation");
+  const auto& check = FindCheck(state, "booking_reconciliation");
   ASSERT_TRUE(check.success) << check.last_error;
   bool seen = false;
   for (const auto& invariant : check.output->invariants) {

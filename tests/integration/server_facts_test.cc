@@ -12,6 +12,7 @@
 #include "db/server_facts.h"
 #include "metrics/snapshot.h"
 #include "poll/poller.h"
+#include "support/check_status.h"
 #include "support/daemon_process.h"
 #include "support/scratch_db.h"
 #include "support/test_config.h"
@@ -21,14 +22,8 @@ namespace seatwatch {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::FindCheck;
 using testing::ScratchDatabase;
-
-const metrics::CheckStatus& Find(const metrics::PollState& state, const std::string& name) {
-  for (const auto& check : state.checks) {
-    if (check.name == name) return check;
-  }
-  throw std::runtime_error("no check " + name);
-}
 
 TEST(ServerFactsTest, PrimaryIsNotInRecoveryOnTimelineOne) {
   ScratchDatabase db("sw_facts_primary", ScratchDatabase::Schema::kNone);
@@ -84,7 +79,7 @@ TEST(ServerFactsTest, PollerReportsItsLanesServer) {
   EXPECT_EQ(state.servers[0].lane, "checks");
   EXPECT_FALSE(state.servers[0].facts.in_recovery);
   EXPECT_EQ(state.servers[0].facts.timeline, 1u);
-  EXPECT_TRUE(Find(state, "seven").success);
+  EXPECT_TRUE(FindCheck(state, "seven").success);
 }
 
 TEST(ServerFactsTest, OnceReportSaysPrimary) {
@@ -92,7 +87,7 @@ TEST(ServerFactsTest, OnceReportSaysPrimary) {
   std::string dir = testing::MakeTempDir("seatwatch-once");
   std::string config = testing::WriteShippedConfig(dir, "1s", testing::FreePort());
   testing::DaemonProcess once({"--config", config, "--once"}, {"SEATWATCH_DSN=" + db.dsn()});
-  ASSERT_TRUE(testing::WaitFor([&] { return !once.Running(); }, 30s));
+  ASSERT_TRUE(once.WaitExit(30s));
   EXPECT_EQ(once.Stop(), 0) << once.Log();
   EXPECT_NE(once.Log().find(" (reachable)\nserver: primary\n\nINVARIANTS\n"), std::string::npos)
       << once.Log();
@@ -153,16 +148,16 @@ TEST_F(RecoveryConflictTest, ConflictOnceIsCountedAndRetriedInTheSamePoll) {
   metrics::PollState state = PollOnce(Metric("once_a", "once.sql") + Metric("once_b", "once.sql") +
                                       Metric("seven", "seven.sql"));
   std::string log = ::testing::internal::GetCapturedStderr();
-  const auto& once_a = Find(state, "once_a");
+  const auto& once_a = FindCheck(state, "once_a");
   ASSERT_TRUE(once_a.success) << once_a.last_error;
   EXPECT_EQ(once_a.errors.at("recovery_conflict"), 1u);
   EXPECT_EQ(once_a.last_reason, "");
   ASSERT_NE(once_a.rendered, nullptr);
   EXPECT_EQ(testing::Sample(*once_a.rendered, "seatwatch_once_a"), 1);
-  const auto& once_b = Find(state, "once_b");
+  const auto& once_b = FindCheck(state, "once_b");
   EXPECT_TRUE(once_b.success) << once_b.last_error;
   EXPECT_EQ(once_b.errors.at("recovery_conflict"), 0u);
-  const auto& seven = Find(state, "seven");
+  const auto& seven = FindCheck(state, "seven");
   EXPECT_TRUE(seven.success) << seven.last_error;
   for (const auto& [reason, count] : seven.errors) EXPECT_EQ(count, 0u) << reason;
   EXPECT_TRUE(state.database_up);
@@ -176,14 +171,14 @@ TEST_F(RecoveryConflictTest, ConflictOnceIsCountedAndRetriedInTheSamePoll) {
 TEST_F(RecoveryConflictTest, ConflictEveryTimeFailsAfterOneRetry) {
   metrics::PollState state =
       PollOnce(Metric("always", "always.sql") + Metric("seven", "seven.sql"));
-  const auto& always = Find(state, "always");
+  const auto& always = FindCheck(state, "always");
   EXPECT_FALSE(always.success);
   EXPECT_EQ(always.errors.at("recovery_conflict"), 2u) << "the attempt and its retry";
   EXPECT_EQ(always.last_reason, "recovery_conflict");
   EXPECT_NE(always.last_error.find("due to conflict with recovery"), std::string::npos)
       << always.last_error;
   EXPECT_EQ(always.errors.at("sql"), 0u);
-  const auto& seven = Find(state, "seven");
+  const auto& seven = FindCheck(state, "seven");
   EXPECT_TRUE(seven.success) << seven.last_error;
   EXPECT_EQ(seven.errors.at("recovery_conflict"), 0u);
 }

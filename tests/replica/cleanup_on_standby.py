@@ -14,18 +14,21 @@ Then the standby is promoted (the primary stopped first): the cleanup resumes
 by itself on the same process, leads, and frees every expired hold there.
 """
 import collections
+import os
 import re
+import sys
 
-import replica_lib as rl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import seatwatch_harness as sw  # noqa: E402
 
 
 def body(env):
     pair = env.pair()
     primary, standby = pair.primary, pair.standby
-    expired = rl.expired_holds(primary)
-    rl.expect(expired > 0, "the demo data has no expired holds")
-    port = rl.free_port()
-    daemon = env.daemon(rl.booking_config(port, standby.dsn(), cleanup={"interval": "1s"}))
+    expired = sw.expired_holds(primary)
+    sw.expect(expired > 0, "the demo data has no expired holds")
+    port = sw.free_port()
+    daemon = env.daemon(sw.booking_config(port, standby.dsn(), cleanup={"interval": "1s"}))
 
     def waiting(m):
         return (m.get("seatwatch_cleanup_in_recovery") == 1
@@ -41,47 +44,47 @@ def body(env):
 
     last = daemon.wait_metrics(five_intervals_later, "five more seconds of polls")
     for m in scrapes:
-        rl.expect(waiting(m), "not waiting on the standby at every scrape")
-        rl.expect_equal(m.get("seatwatch_cleanup_leader"), 0.0, "cleanup_leader")
-        rl.expect_equal(m.get("seatwatch_cleanup_freed_total"), 0.0, "cleanup_freed_total")
-        rl.expect_equal(m.total("seatwatch_cleanup_batches_total"), 0.0, "cleanup_batches_total")
-        rl.expect_equal(m.get("seatwatch_up"), 1.0, "seatwatch_up")
-        rl.expect_equal(m.get("seatwatch_database_in_recovery", lane="checks"), 1.0, "in_recovery{checks}")
-    rl.expect_equal(rl.expired_holds(primary), expired, "expired holds on the primary")
-    rl.expect_equal(rl.expired_holds(standby), expired, "expired holds on the standby")
-    rl.expect_equal(last.get("seatwatch_holds_expired"), float(expired), "seatwatch_holds_expired")
+        sw.expect(waiting(m), "not waiting on the standby at every scrape")
+        sw.expect_equal(m.get("seatwatch_cleanup_leader"), 0.0, "cleanup_leader")
+        sw.expect_equal(m.get("seatwatch_cleanup_freed_total"), 0.0, "cleanup_freed_total")
+        sw.expect_equal(m.total("seatwatch_cleanup_batches_total"), 0.0, "cleanup_batches_total")
+        sw.expect_equal(m.get("seatwatch_up"), 1.0, "seatwatch_up")
+        sw.expect_equal(m.get("seatwatch_database_in_recovery", lane="checks"), 1.0, "in_recovery{checks}")
+    sw.expect_equal(sw.expired_holds(primary), expired, "expired holds on the primary")
+    sw.expect_equal(sw.expired_holds(standby), expired, "expired holds on the standby")
+    sw.expect_equal(last.get("seatwatch_holds_expired"), float(expired), "seatwatch_holds_expired")
 
     lines = daemon.log().split("\n")
     why = [l for l in lines if "cleanup" in l and re.search(r"standby|in recovery", l)]
-    rl.expect_equal(len(why), 1, "log lines saying the cleanup waits on a standby (%r)" % why)
+    sw.expect_equal(len(why), 1, "log lines saying the cleanup waits on a standby (%r)" % why)
     repeated = collections.Counter(re.sub(r"^ts=\S+ ", "", l) for l in lines
                                    if "level=error" in l or "cannot" in l)
-    rl.expect_equal(sorted(k for k, n in repeated.items() if n > 1), [], "repeated error or 'cannot' lines")
-    rl.note("over %d scrapes: %d expired holds kept, in_recovery 1, leader 0; log: %s"
+    sw.expect_equal(sorted(k for k, n in repeated.items() if n > 1), [], "repeated error or 'cannot' lines")
+    sw.note("over %d scrapes: %d expired holds kept, in_recovery 1, leader 0; log: %s"
             % (len(scrapes), expired, why[0].strip()))
 
     # Promotion: the same process resumes the cleanup there.
     pair.wait_replayed()
-    rl.scratch("stop", primary.path)
-    rl.scratch("promote", standby.path)
+    sw.scratch("stop", primary.path)
+    sw.scratch("promote", standby.path)
     m = daemon.wait_metrics(
         lambda m: m.get("seatwatch_cleanup_in_recovery") == 0 and m.get("seatwatch_cleanup_leader") == 1
         and m.get("seatwatch_cleanup_freed_total") == expired,
         "the cleanup leading on the promoted server and freeing every expired hold", timeout=30)
-    rl.expect_equal(rl.expired_holds(standby), 0, "expired holds left after the promotion")
+    sw.expect_equal(sw.expired_holds(standby), 0, "expired holds left after the promotion")
     # The locks lane learns it at its own next poll ([locks] interval), which
     # may come after the cleanup's run.
     daemon.wait_metrics(lambda m: m.get("seatwatch_database_in_recovery", lane="locks") == 0,
                         "in_recovery{locks} 0 after the promotion", timeout=10)
-    rl.expect_equal(len(daemon.log_lines(r"cleanup.*(standby|in recovery)")), 1,
+    sw.expect_equal(len(daemon.log_lines(r"cleanup.*(standby|in recovery)")), 1,
                     "the waiting reason logged once in all")
     for lane in ("checks", "locks"):
-        rl.expect_equal(len(daemon.log_lines(r'msg="lane reads a standby \(in recovery\)" lane=%s' % lane)), 1,
+        sw.expect_equal(len(daemon.log_lines(r'msg="lane reads a standby \(in recovery\)" lane=%s' % lane)), 1,
                         "'lane reads a standby' lines of the %s lane" % lane)
-        rl.wait_for(lambda: daemon.log_lines(r'msg="lane reads a primary now" lane=%s' % lane),
+        sw.wait_for(lambda: daemon.log_lines(r'msg="lane reads a primary now" lane=%s' % lane),
                     "'lane reads a primary now' of the %s lane" % lane, timeout=10)
-    rl.note("after the promotion: leader 1, %d holds freed" % expired)
+    sw.note("after the promotion: leader 1, %d holds freed" % expired)
 
 
 if __name__ == "__main__":
-    rl.run("replica.cleanup_on_standby", body)
+    sw.run("replica.cleanup_on_standby", body)

@@ -14,19 +14,21 @@ the primary, and exits 3 (the invariants could not be judged).
 """
 import os
 import subprocess
+import sys
 import threading
 
 import psycopg2
 
-import replica_lib as rl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import seatwatch_harness as sw  # noqa: E402
 
 
 def run_once(env, config_path):
     plain = {k: v for k, v in os.environ.items()
              if not k.startswith("PG") and not k.startswith("SEATWATCH_")}
-    result = subprocess.run([rl.BIN, "--config", config_path, "--once"], env=plain,
+    result = subprocess.run([sw.BIN, "--config", config_path, "--once"], env=plain,
                             capture_output=True, text=True, timeout=120)
-    rl.note("--once exited %d" % result.returncode)
+    sw.note("--once exited %d" % result.returncode)
     return result
 
 
@@ -40,7 +42,7 @@ def body(env):
     primary, standby = pair.primary, pair.standby
     config_path = os.path.join(env.work, "once.toml")
     with open(config_path, "w") as f:
-        f.write(rl.booking_config(rl.free_port(), primary.dsn(), checks_dsn=standby.dsn()))
+        f.write(sw.booking_config(sw.free_port(), primary.dsn(), checks_dsn=standby.dsn()))
 
     # A row lock held on the primary, and a session waiting for it.
     holder = primary.connect()
@@ -54,44 +56,44 @@ def body(env):
             waiter, "UPDATE seats SET version = version WHERE event_id = 1 AND seat = %s", (seat,)),
         daemon=True)
     waiting.start()
-    rl.wait_for(lambda: primary.scalar(
+    sw.wait_for(lambda: primary.scalar(
         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = %s",
-        (rl.DB,)) == 1, "a session waiting for the row lock on the primary")
+        (sw.DB,)) == 1, "a session waiting for the row lock on the primary")
     pair.wait_replayed()
 
     try:
         result = run_once(env, config_path)
         out = result.stdout
-        rl.expect(result.returncode == 1, "--once with violations exits 1, got %d:\n%s%s"
+        sw.expect(result.returncode == 1, "--once with violations exits 1, got %d:\n%s%s"
                   % (result.returncode, out, result.stderr))
-        rl.expect((line_with(out, "server (checks lane):") or "").startswith("server (checks lane): standby, replay "),
+        sw.expect((line_with(out, "server (checks lane):") or "").startswith("server (checks lane): standby, replay "),
                   "the checks lane's server is the standby:\n%s" % out)
-        rl.expect_equal(line_with(out, "server (locks lane):"), "server (locks lane): primary",
+        sw.expect_equal(line_with(out, "server (locks lane):"), "server (locks lane): primary",
                         "the locks lane's server")
         checks_line = line_with(out, "database (checks lane):") or ""
         locks_line = line_with(out, "database (locks lane):") or ""
-        rl.expect("port=%d" % standby.port in checks_line and checks_line.endswith("(reachable)"),
+        sw.expect("port=%d" % standby.port in checks_line and checks_line.endswith("(reachable)"),
                   "the checks lane's DSN and reach: %r\n%s" % (checks_line, out))
-        rl.expect("port=%d" % primary.port in locks_line and locks_line.endswith("(reachable)"),
+        sw.expect("port=%d" % primary.port in locks_line and locks_line.endswith("(reachable)"),
                   "the locks lane's DSN and reach: %r\n%s" % (locks_line, out))
-        for name, event in rl.DEMO_VIOLATIONS:
-            rl.expect("VIOLATED  %s" % name in out, "%s reported:\n%s" % (name, out))
-        rl.expect("\nLOCKS\n  1 waiting," in out, "the primary's lock wait under LOCKS:\n%s" % out)
+        for name, event in sw.DEMO_VIOLATIONS:
+            sw.expect("VIOLATED  %s" % name in out, "%s reported:\n%s" % (name, out))
+        sw.expect("\nLOCKS\n  1 waiting," in out, "the primary's lock wait under LOCKS:\n%s" % out)
 
-        rl.scratch("stop", standby.path)
+        sw.scratch("stop", standby.path)
         result = run_once(env, config_path)
         out = result.stdout
-        rl.expect(result.returncode == 3, "--once without the checks lane's server exits 3, got %d:\n%s%s"
+        sw.expect(result.returncode == 3, "--once without the checks lane's server exits 3, got %d:\n%s%s"
                   % (result.returncode, out, result.stderr))
         checks_line = line_with(out, "database (checks lane):") or ""
         locks_line = line_with(out, "database (locks lane):") or ""
-        rl.expect(checks_line.endswith("(UNREACHABLE)"), "the checks lane unreachable: %r\n%s" % (checks_line, out))
-        rl.expect(locks_line.endswith("(reachable)"), "the locks lane reachable: %r\n%s" % (locks_line, out))
-        rl.expect_equal(line_with(out, "server (locks lane):"), "server (locks lane): primary",
+        sw.expect(checks_line.endswith("(UNREACHABLE)"), "the checks lane unreachable: %r\n%s" % (checks_line, out))
+        sw.expect(locks_line.endswith("(reachable)"), "the locks lane reachable: %r\n%s" % (locks_line, out))
+        sw.expect_equal(line_with(out, "server (locks lane):"), "server (locks lane): primary",
                         "the locks lane's server with the standby down")
-        rl.expect(line_with(out, "server (checks lane):") is None, "no server line for the unreachable lane:\n%s" % out)
-        rl.expect("\nLOCKS\n  1 waiting," in out, "the lock wait still under LOCKS:\n%s" % out)
-        rl.expect("UNKNOWN   sold_seat_without_ticket" in out, "the invariants unknown:\n%s" % out)
+        sw.expect(line_with(out, "server (checks lane):") is None, "no server line for the unreachable lane:\n%s" % out)
+        sw.expect("\nLOCKS\n  1 waiting," in out, "the lock wait still under LOCKS:\n%s" % out)
+        sw.expect("UNKNOWN   sold_seat_without_ticket" in out, "the invariants unknown:\n%s" % out)
     finally:
         holder.rollback()
         holder.close()
@@ -107,4 +109,4 @@ def _wait_quietly(conn, sql, args):
 
 
 if __name__ == "__main__":
-    rl.run("replica.once_lanes", body)
+    sw.run("replica.once_lanes", body)

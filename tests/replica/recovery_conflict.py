@@ -19,9 +19,11 @@ Repeated, with a deadline, until the counter moves. Then:
   - the standby's log shows the cancel.
 """
 import os
+import sys
 import time
 
-import replica_lib as rl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import seatwatch_harness as sw  # noqa: E402
 
 CF_QUERY = "SELECT count(*) AS n FROM cf, pg_sleep(3)\n"
 ROWS = 10000
@@ -41,13 +43,13 @@ def body(env):
     extra = "\n".join([
         "[[metric]]",
         'name = "cf_rows"',
-        "sql = %s" % rl.toml_string(sql_path),
+        "sql = %s" % sw.toml_string(sql_path),
         'value = "n"',
         'interval = "1s"',
         "",
     ])
-    port = rl.free_port()
-    daemon = env.daemon(rl.booking_config(port, primary.dsn(), checks_dsn=standby.dsn(),
+    port = sw.free_port()
+    daemon = env.daemon(sw.booking_config(port, primary.dsn(), checks_dsn=standby.dsn(),
                                           statement_timeout="10s", extra=extra))
     others = ("booking_reconciliation", "event_inventory", "holds", "locks")
 
@@ -55,9 +57,9 @@ def body(env):
         return all(m.get("seatwatch_check_success", check=name) == 1 for name in others + ("cf_rows",))
 
     m = daemon.wait_metrics(healthy, "every check succeeding on the standby")
-    rl.expect_equal(m.get("seatwatch_cf_rows"), float(ROWS), "seatwatch_cf_rows")
-    rl.expect_equal(m.get("seatwatch_database_in_recovery", lane="checks"), 1.0, "in_recovery{checks}")
-    rl.expect_equal(m.get("seatwatch_check_errors_total", check="cf_rows", reason="recovery_conflict"),
+    sw.expect_equal(m.get("seatwatch_cf_rows"), float(ROWS), "seatwatch_cf_rows")
+    sw.expect_equal(m.get("seatwatch_database_in_recovery", lane="checks"), 1.0, "in_recovery{checks}")
+    sw.expect_equal(m.get("seatwatch_check_errors_total", check="cf_rows", reason="recovery_conflict"),
                     0.0, "conflicts before any vacuum")
     before = {l["reason"]: v for l, v in m.find("seatwatch_check_errors_total", check="cf_rows")}
 
@@ -72,13 +74,13 @@ def body(env):
     scrapes = []
     while conflicts == 0:
         if time.monotonic() > deadline:
-            raise rl.Failure("no recovery conflict counted after %d rounds" % rounds)
+            raise sw.Failure("no recovery conflict counted after %d rounds" % rounds)
         rounds += 1
         # Rows for this round's delete (each round removes what it put back).
         primary.execute("INSERT INTO cf SELECT g, repeat('x', 40) FROM generate_series(1, 4999) g"
                         " ON CONFLICT (id) DO NOTHING")
         pair.wait_replayed()
-        rl.wait_for(cf_running, "cf_rows running on the standby")
+        sw.wait_for(cf_running, "cf_rows running on the standby")
         primary.execute("DELETE FROM cf WHERE id < 5000")
         primary.execute("VACUUM cf")
         # The cancel comes 1 s after replay reaches the vacuum; the retry
@@ -94,9 +96,9 @@ def body(env):
             n = m.get("seatwatch_check_errors_total", check="cf_rows", reason="recovery_conflict") or 0
             return m if n > 0 or time.monotonic() - started > 6 else None
 
-        m = rl.wait_for(settled, "the conflict counted or cf_rows finished", timeout=30)
+        m = sw.wait_for(settled, "the conflict counted or cf_rows finished", timeout=30)
         conflicts = m.get("seatwatch_check_errors_total", check="cf_rows", reason="recovery_conflict")
-        rl.note("round %d: recovery_conflict counter %d" % (rounds, conflicts))
+        sw.note("round %d: recovery_conflict counter %d" % (rounds, conflicts))
 
     # The retry succeeds on its new snapshot.
     m = daemon.wait_metrics(
@@ -105,23 +107,23 @@ def body(env):
         "cf_rows succeeding again with the rows left after the delete")
     scrapes.append(m)
     after = {l["reason"]: v for l, v in m.find("seatwatch_check_errors_total", check="cf_rows")}
-    rl.expect(after.get("recovery_conflict", 0) >= 1, "recovery_conflict counter: %r" % after)
+    sw.expect(after.get("recovery_conflict", 0) >= 1, "recovery_conflict counter: %r" % after)
     for reason, value in after.items():
         if reason != "recovery_conflict":
-            rl.expect_equal(value, before.get(reason, 0), "cf_rows errors_total{reason=%s}" % reason)
+            sw.expect_equal(value, before.get(reason, 0), "cf_rows errors_total{reason=%s}" % reason)
     for scrape in scrapes:
         for name in others:
-            rl.expect_equal(scrape.get("seatwatch_check_success", check=name), 1.0,
+            sw.expect_equal(scrape.get("seatwatch_check_success", check=name), 1.0,
                             "check_success{%s} during the conflicts" % name)
     log = standby.log()
-    rl.expect("canceling statement due to conflict with recovery" in log
+    sw.expect("canceling statement due to conflict with recovery" in log
               or "terminating connection due to conflict with recovery" in log,
               "the standby's log shows no recovery-conflict cancel")
     warned = daemon.log_lines("recovery conflict")
-    rl.expect(len(warned) >= 1, "the daemon's log has no recovery conflict line")
-    rl.note("conflicts counted %d after %d rounds, errors %r; daemon log: %s"
+    sw.expect(len(warned) >= 1, "the daemon's log has no recovery conflict line")
+    sw.note("conflicts counted %d after %d rounds, errors %r; daemon log: %s"
             % (after["recovery_conflict"], rounds, after, warned[0].strip()))
 
 
 if __name__ == "__main__":
-    rl.run("replica.recovery_conflict", body)
+    sw.run("replica.recovery_conflict", body)

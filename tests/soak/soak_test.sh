@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault soak, 2 minutes (one cycle of every fault), against the CTest
-# fixture's scratch PostgreSQL: bench/driver/soak.py with a strict verdict.
+# fixture's scratch PostgreSQL: tests/soak/soak.py with a strict verdict.
 # The test fails if any assertion fails; the table says which, and the
 # summary (JSON) is kept in SOAK_SUMMARY, the samples and the daemon's log
 # next to it. See docs/soak.md.
@@ -23,7 +23,7 @@ sigterm_bound=2
 if ldd "$bin" 2>/dev/null | grep -Eq 'lib(a|t)san'; then sigterm_bound=3.5; fi
 
 status=0
-/usr/bin/python3 "$src/bench/driver/soak.py" --minutes 2 --pg-dir "$pgdir" \
+/usr/bin/python3 "$src/tests/soak/soak.py" --minutes 2 --pg-dir "$pgdir" \
   --seatwatch "$bin" --workdir "$work" --out "$work/soak.json" \
   --sigterm-bound "$sigterm_bound" || status=$?
 if [ -n "$summary" ]; then

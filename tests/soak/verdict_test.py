@@ -4,14 +4,9 @@ kind of misbehaviour fails exactly its own assertion. No database, no daemon.
 Run: python3 tests/soak/verdict_test.py (CTest: soak.verdict)."""
 
 import copy
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "bench", "driver"))
-
-import soak_verdict  # noqa: E402
+import soak_verdict
 
 INVARIANTS = ["sold_seat_without_ticket", "ticket_without_sold_seat",
               "confirmed_payment_without_ticket", "ticket_without_confirmed_payment",

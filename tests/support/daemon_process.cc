@@ -55,6 +55,10 @@ bool DaemonProcess::Running() {
   return true;
 }
 
+bool DaemonProcess::WaitExit(std::chrono::milliseconds timeout) {
+  return WaitFor([&] { return !Running(); }, timeout);
+}
+
 int DaemonProcess::Stop() {
   if (pid_ <= 0) return exit_code_;
   kill(pid_, SIGTERM);
@@ -79,6 +83,10 @@ bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds t
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 double Sample(const std::string& metrics_text, const std::string& series) {

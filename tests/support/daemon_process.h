@@ -20,6 +20,9 @@ class DaemonProcess {
   int Stop();
   void Signal(int signal);
   bool Running();
+  // Whether the process ends by itself within `timeout` (--once,
+  // --check-config, a refused start); Stop() then returns its exit code.
+  bool WaitExit(std::chrono::milliseconds timeout);
   std::string Log() const;
   pid_t pid() const { return pid_; }
 
@@ -31,6 +34,9 @@ class DaemonProcess {
 
 // Polls `condition` every 100ms until it holds or `timeout` passes.
 bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
+
+// Seconds on the steady clock since `start`.
+double SecondsSince(std::chrono::steady_clock::time_point start);
 
 // Extracts the value of one exposition line, e.g. Sample(text,
 // "seatwatch_up") or Sample(text, "seatwatch_invariant_ok{invariant=\"x\"}").

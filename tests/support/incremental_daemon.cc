@@ -47,10 +47,6 @@ const char* const kInvariants[6] = {
     "double_confirmed_payment",         "fan_over_limit",
 };
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::map<std::string, double> SeriesWithPrefix(const std::string& metrics_text,
                                                const std::string& prefix) {
   std::map<std::string, double> out;
@@ -63,6 +59,15 @@ std::map<std::string, double> SeriesWithPrefix(const std::string& metrics_text,
     out[line.substr(0, space)] = std::stod(line.substr(space + 1));
   }
   return out;
+}
+
+double AllPasses(const std::string& metrics_text, const std::string& check) {
+  double total = 0;
+  for (const auto& [series, value] :
+       SeriesWithPrefix(metrics_text, "seatwatch_full_passes_total{check=\"" + check + "\"")) {
+    total += value;
+  }
+  return total;
 }
 
 void RunChangesSetup(const ScratchDatabase& db) {

@@ -28,6 +28,9 @@ namespace seatwatch::testing {
 std::map<std::string, double> SeriesWithPrefix(const std::string& metrics_text,
                                                const std::string& prefix);
 
+// Every full pass of a check in a /metrics text, whatever the reason.
+double AllPasses(const std::string& metrics_text, const std::string& check);
+
 // Runs queries/booking/changes-setup.sql on `db` with psql, as a DBA would.
 void RunChangesSetup(const ScratchDatabase& db);
 
@@ -169,6 +172,5 @@ class HangingCommit {
   std::thread thread_;
 };
 
-double SecondsSince(std::chrono::steady_clock::time_point start);
 
 }  // namespace seatwatch::testing

@@ -46,4 +46,16 @@ std::string ConfigErrorOf(const std::string& toml, const std::string& path) {
   return "(no error)";
 }
 
+std::string SlowCleanupSql(const std::string& pause_seconds) {
+  return "WITH pause AS MATERIALIZED (SELECT pg_sleep(" + pause_seconds + ")),\n"
+         "picked AS (SELECT event_id, seat FROM seats, pause\n"
+         "            WHERE status = 'held' AND hold_expires_at <= now()\n"
+         "            ORDER BY hold_expires_at LIMIT $1 FOR UPDATE OF seats SKIP LOCKED)\n"
+         "UPDATE seats s SET status = 'free', holder = NULL, hold_expires_at = NULL,\n"
+         "                   version = s.version + 1\n"
+         "  FROM picked p WHERE s.event_id = p.event_id AND s.seat = p.seat\n"
+         "   AND s.status = 'held' AND s.hold_expires_at <= now()\n"
+         "RETURNING s.event_id, s.seat\n";
+}
+
 }  // namespace seatwatch::testing

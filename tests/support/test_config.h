@@ -20,6 +20,10 @@ config::Config LoadShippedConfig(const std::string& dsn, const std::string& poll
 // repository root) and the DSN set.
 config::Config ConfigFromToml(const std::string& toml, const std::string& dsn);
 
+// The shipped cleanup statement with a pg_sleep(`pause_seconds`) inside, so
+// that a test can act while a batch is certainly running.
+std::string SlowCleanupSql(const std::string& pause_seconds);
+
 // Parses `toml` as if it were the file `path` and returns the ConfigError's
 // message, or "(no error)".
 std::string ConfigErrorOf(const std::string& toml, const std::string& path);

@@ -16,7 +16,6 @@ import datetime
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,17 +23,19 @@ import time
 
 import psycopg2
 
-import measure
-import procs
-import soak_faults
-import soak_http
-import soak_load
-import soak_proxy
-import soak_sampler
-import soak_verdict
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import procs  # noqa: E402
+import seatwatch_harness  # noqa: E402
+import soak_faults  # noqa: E402
+import soak_http  # noqa: E402
+import soak_load  # noqa: E402
+import soak_proxy  # noqa: E402
+import soak_sampler  # noqa: E402
+import soak_verdict  # noqa: E402
 
-from soak_setup import (CONNECT_TIMEOUT, DBNAME, POLL_INTERVAL, RECONNECT_MAX_BACKOFF,
-                        STATEMENT_TIMEOUT, SoakCluster, make_config, setup_database)
+from soak_setup import (CONNECT_TIMEOUT, DBNAME, POLL_INTERVAL,  # noqa: E402
+                        RECONNECT_MAX_BACKOFF, STATEMENT_TIMEOUT, SoakCluster, make_config,
+                        setup_database)
 
 # One cycle of the schedule: (fault, options, seconds into it at which a
 # violation is injected or None). A quiet gap follows every fault.
@@ -88,13 +89,13 @@ def parse_args(argv):
                    help="send the final SIGTERM while the database answers; by default it is "
                         "sent 6 s into a stall, with statements in flight that never answer")
     p.add_argument("--sigterm-bound", type=float, default=2,
-                   help="seconds the daemon may take to exit on SIGTERM (default 2, as the README promises)")
+                   help="seconds the daemon may take to exit on SIGTERM (default 2, as docs/operations.md promises)")
     return p.parse_args(argv)
 
 
 def ready(port):
     """True once every check has run and succeeded and the six invariants are ok."""
-    text = measure.fetch(port, timeout=2)
+    text = seatwatch_harness.fetch(port, timeout=2)
     if not text:
         return False
     parsed = soak_sampler.parse(text)
@@ -211,7 +212,7 @@ class Soak:
             lambda: os.path.join(cluster.host, f".s.PGSQL.{cluster.port}"))
         proxy.start()
         procs.on_exit(proxy.stop)
-        http_port = free_port()
+        http_port = seatwatch_harness.free_port()
         config = os.path.join(self.workdir, "seatwatch.toml")
         lanes, cleanups = make_config(self.root, http_port, config, args.config_template)
         env = dict(os.environ, SEATWATCH_DSN=(f"host=127.0.0.1 port={proxy.port} "
@@ -222,9 +223,10 @@ class Soak:
         self.daemon = procs.start([self.binary, "--config", config], "seatwatch", env=env,
                                   stderr=log_path)
         try:
-            measure.wait_for(lambda: ready(http_port) or self.daemon.poll() is not None, 60,
-                             what="seatwatch healthy")
-        except TimeoutError as error:
+            seatwatch_harness.wait_for(
+                lambda: ready(http_port) or self.daemon.poll() is not None, "seatwatch healthy",
+                timeout=60)
+        except seatwatch_harness.Failure as error:
             print(f"bench/soak: {error}; log: {log_path}", file=sys.stderr)
             return 2
         if self.daemon.poll() is not None:
@@ -299,7 +301,7 @@ class Soak:
             "verdict": "PASS" if verdict.passed else "FAIL",
             "started_at": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "binary": self.binary,
-            "version": measure.tool_version([self.binary, "--version"]),
+            "version": tool_version([self.binary, "--version"]),
             "commit": git(self.root, "rev-parse", "--short", "HEAD"),
             "tree_dirty": bool(git(self.root, "status", "--porcelain", "--", "daemon")),
             "minutes": args.minutes, "cycles": cycles,
@@ -351,10 +353,12 @@ class Soak:
         return {"exit_code": code, "seconds": round(seconds, 2), "killed": killed}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def tool_version(args):
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=10)
+        return (out.stdout + out.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "unknown"
 
 
 def report(summary, verdict):

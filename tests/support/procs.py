@@ -1,4 +1,4 @@
-"""Background processes of a benchmark run, each recorded by PID and stopped
+"""Background processes of a benchmark or soak run, each recorded by PID and stopped
 by PID on exit (normal end, error, Ctrl-C or SIGTERM). Nothing is ever
 stopped by name."""
 

@@ -17,8 +17,7 @@
 #include <pqxx/result>
 
 #include "support/daemon_process.h"
-#include "support/http_client.h"
-#include "support/scratch_db.h"
+#include "support/daemon_test.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -26,19 +25,16 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::DaemonProcess;
-using testing::HttpGet;
 using testing::Sample;
-using testing::ScratchDatabase;
 using testing::WaitFor;
 
 // A role of its own, so that pg_stat_statements tells the daemon's
 // statements from the test's.
 constexpr const char* kRole = "sw_lanes_monitor";
 
-class PollLanesTest : public ::testing::Test {
+class PollLanesTest : public testing::DaemonTest {
  protected:
-  PollLanesTest()
-      : db_("sw_lanes"), dir_(testing::MakeTempDir("seatwatch-lanes")), port_(testing::FreePort()) {
+  PollLanesTest() : DaemonTest("sw_lanes", "seatwatch-lanes") {
     db_.Exec(std::string("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '") +
              kRole + "') THEN CREATE ROLE " + kRole + " LOGIN; END IF; END $$");
     db_.Exec(std::string("GRANT pg_monitor TO ") + kRole);
@@ -57,16 +53,11 @@ class PollLanesTest : public ::testing::Test {
     return path;
   }
 
-  std::string Metrics() { return HttpGet(port_, "/metrics").body; }
 
   int Sessions(const std::string& application_name) {
     return std::stoi(db_.Scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
                                 application_name + "'"));
   }
-
-  ScratchDatabase db_;
-  std::string dir_;
-  int port_;
 };
 
 TEST_F(PollLanesTest, LockPollIsOneReadInItsOwnTransactionOnItsOwnSession) {

@@ -1,16 +1,20 @@
-"""Shared by the replica tests: a private primary and its streaming standby
-made with scripts/pg-scratch in a temporary folder (no lock on the shared
-scratch cluster), the booking schema with the demo data and its injected
-violations, the built daemon with a generated config on a free loopback port,
-/metrics scraped and parsed, and waits for conditions with a deadline.
+"""One harness for the Python tests, the soak and the benchmarks: a scratch
+cluster made with scripts/pg-scratch (its own, in a temporary folder, or the
+CTest fixture's), a primary and its streaming standby, the booking schema
+with the demo data and its injected violations, the built daemon with a
+generated config on a free loopback port, /metrics scraped and parsed, and
+waits for conditions with a deadline.
 
-Everything a test starts is ended at exit, whatever happens: the daemon by
+Everything run() starts is ended at exit, whatever happens: the daemon by
 its PID, both clusters with `pg-scratch destroy`, the temporary folder
 removed. On a failure the tails of the daemon's and the servers' logs are
 printed first.
 
-Needs SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
+The repository is SEATWATCH_SOURCE_DIR (by default the checkout this file is
+in) and the daemon SEATWATCH_BINARY (by default build/daemon/seatwatch);
+CTest sets both.
 """
+import contextlib
 import json
 import os
 import re
@@ -28,8 +32,9 @@ import urllib.request
 
 import psycopg2
 
-SRC = os.environ["SEATWATCH_SOURCE_DIR"]
-BIN = os.environ["SEATWATCH_BINARY"]
+SRC = os.environ.get("SEATWATCH_SOURCE_DIR") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("SEATWATCH_BINARY") or os.path.join(SRC, "build", "daemon", "seatwatch")
 SCRATCH = os.path.join(SRC, "scripts", "pg-scratch")
 QUERIES = os.path.join(SRC, "queries", "booking")
 DB = "booking"
@@ -104,6 +109,26 @@ def scratch(*args, opts=""):
     return result.stdout
 
 
+def read_env_file(path):
+    """The assignments of a pg-scratch env file (`export PGHOST=...` lines)."""
+    env = {}
+    with open(path) as f:
+        for line in f:
+            words = shlex.split(line)
+            if words:
+                key, _, value = words[-1].partition("=")
+                env[key] = value
+    return env
+
+
+def pg_bin_dir():
+    """The newest installed PostgreSQL's bin folder (pg_ctl, psql, ...)."""
+    return sorted(
+        (d for d in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql"))
+         if os.path.exists(os.path.join(d, "pg_ctl"))),
+        key=lambda d: int(d.split("/")[4]))[-1]
+
+
 class Cluster:
     """A cluster made by pg-scratch in `path` (a primary or a standby)."""
 
@@ -113,13 +138,15 @@ class Cluster:
         self.host = None
         self.port = None
 
+    @classmethod
+    def attach(cls, path, name="scratch"):
+        """A cluster pg-scratch already runs in `path` (the CTest fixture's)."""
+        cluster = cls(path, name)
+        cluster.load_env()
+        return cluster
+
     def load_env(self):
-        env = {}
-        with open(os.path.join(self.path, "env")) as f:
-            for line in f:
-                assignment = shlex.split(line)[-1]
-                key, value = assignment.split("=", 1)
-                env[key] = value
+        env = read_env_file(os.path.join(self.path, "env"))
         self.host = env["PGHOST"]
         self.port = int(env["PGPORT"])
 
@@ -133,11 +160,23 @@ class Cluster:
         parts += ["%s=%s" % item for item in extra.items()]
         return " ".join(parts)
 
-    def connect(self, database=DB):
-        conn = psycopg2.connect(host=self.host, port=self.port, user="postgres", dbname=database,
-                                connect_timeout=5)
-        conn.autocommit = True
+    def connect(self, database=DB, user="postgres", autocommit=True, application_name=None,
+                connect_timeout=5):
+        conn = psycopg2.connect(host=self.host, port=self.port, user=user, dbname=database,
+                                application_name=application_name,
+                                connect_timeout=connect_timeout)
+        conn.autocommit = autocommit
         return conn
+
+    @contextlib.contextmanager
+    def cursor(self, database=DB, user="postgres"):
+        """A cursor on a fresh autocommit connection, closed afterwards."""
+        conn = self.connect(database, user=user)
+        try:
+            with conn.cursor() as cur:
+                yield cur
+        finally:
+            conn.close()
 
     def rows(self, sql, args=None, database=DB):
         conn = self.connect(database)
@@ -154,11 +193,18 @@ class Cluster:
     def execute(self, sql, args=None, database=DB):
         self.rows(sql, args, database)
 
-    def psql_file(self, path, database=DB):
-        result = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", path],
-                                env=self.pg_env(), capture_output=True, text=True)
+    def psql(self, database, *args, input_text=None):
+        """psql with `args` on `database`; fails with its stderr."""
+        result = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database,
+                                 *args], env=self.pg_env(), input=input_text,
+                                capture_output=True, text=True)
         if result.returncode != 0:
-            raise Failure("psql -f %s on the %s failed:\n%s" % (path, self.name, result.stderr))
+            raise Failure("psql %s on the %s failed:\n%s" % (" ".join(args), self.name,
+                                                             result.stderr))
+        return result.stdout
+
+    def psql_file(self, path, database=DB):
+        self.psql(database, "-f", path)
 
     def log_path(self):
         return os.path.join(self.path, "postgres.log")
@@ -396,6 +442,16 @@ class Metrics:
                 for l, v in self.find("seatwatch_invariant_violations") if v != 0}
 
 
+def fetch(port, path="/metrics", timeout=10):
+    """GET `path` from the daemon on 127.0.0.1:port: the body, or None while
+    nothing answers (or not with 200)."""
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=timeout) as r:
+            return r.read().decode()
+    except (urllib.error.URLError, OSError):
+        return None
+
+
 class Daemon:
     def __init__(self, work, config_text, name="seatwatch"):
         self.work = work
@@ -417,19 +473,15 @@ class Daemon:
                                      stdout=self.log_file, stderr=subprocess.STDOUT)
         note("%s started (pid %d)" % (self.name, self.proc.pid))
 
-    def url(self, path):
-        m = re.search(r'listen = "127\.0\.0\.1:(\d+)"', self.config_text)
-        return "http://127.0.0.1:%s%s" % (m.group(1), path)
+    def port(self):
+        return int(re.search(r'listen = "127\.0\.0\.1:(\d+)"', self.config_text).group(1))
 
     def scrape(self):
         """The current /metrics, or None while the daemon does not answer."""
         if self.proc.poll() is not None:
             raise Failure("%s exited with %d" % (self.name, self.proc.returncode))
-        try:
-            with urllib.request.urlopen(self.url("/metrics"), timeout=10) as r:
-                return Metrics(r.read().decode())
-        except (urllib.error.URLError, OSError):
-            return None
+        text = fetch(self.port())
+        return None if text is None else Metrics(text)
 
     def wait_metrics(self, predicate, what, timeout=WAIT):
         """Waits until a scrape satisfies predicate(metrics); returns that scrape."""

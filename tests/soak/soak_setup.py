@@ -5,10 +5,8 @@ and seatwatch's config made from the shipped example."""
 import os
 import re
 
-import psycopg2
-
-import pg
 import procs
+import seatwatch_harness
 import soak_load
 
 DBNAME = "seatwatch_soak"
@@ -21,57 +19,51 @@ CONNECT_TIMEOUT = 2
 RECONNECT_MAX_BACKOFF = 2
 
 
-class SoakCluster(pg.Cluster):
-    """The bench's cluster, either started here (own, stopped and destroyed
-    at exit) or the CTest fixture's, already running (left running)."""
+class SoakCluster(seatwatch_harness.Cluster):
+    """The harness's scratch cluster in `pgdir`, either started here (own,
+    stopped and destroyed at exit, with server `options`) or the CTest
+    fixture's, already running (left running)."""
 
     def __init__(self, root, pgdir, own, options=""):
-        super().__init__(root, os.path.dirname(pgdir), options)
-        self.dir, self.own = pgdir, own
+        super().__init__(pgdir, "soak")
+        self.dir, self.own, self.options = pgdir, own, options
+        self.scratch = os.path.join(root, "scripts", "pg-scratch")
 
     def _env(self):
         return dict(os.environ, PG_SCRATCH_OPTS=self.options) if self.own else None
 
     def start(self):
+        procs.run([self.scratch, "start", self.dir], timeout=120, env=self._env())
         if self.own:
-            super().start()
             procs.on_exit(self.destroy)
-            return
-        procs.run([self.scratch, "start", self.dir], timeout=120)
-        self._read_env()
-
-    def _read_env(self):
-        values = {}
-        with open(os.path.join(self.dir, "env")) as f:
-            for line in f:
-                key, _, value = line.strip().removeprefix("export ").partition("=")
-                values[key] = value.strip("'\"")
-        self.host, self.port = values["PGHOST"], int(values["PGPORT"])
-        self.env = dict(os.environ, PGHOST=self.host, PGPORT=str(self.port), PGUSER="postgres")
-        self.pgbin = self.pgbin or sorted(
-            (d for d in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql"))
-             if os.path.exists(os.path.join(d, "pg_ctl"))),
-            key=lambda d: int(d.split("/")[4]))[-1]
+        self.load_env()
+        procs.log(f"PostgreSQL at 127.0.0.1:{self.port} (socket {self.host})")
 
     def restart(self):
         result = procs.run([self.scratch, "restart", self.dir], timeout=120, env=self._env(),
                            check=False)
-        self._read_env()
+        self.load_env()
         return result
 
     def ensure_running(self):
         procs.run([self.scratch, "start", self.dir], timeout=120, env=self._env(), check=False)
-        self._read_env()
+        self.load_env()
 
     def destroy(self):
-        # Newer pg-scratch keeps the cluster in a private folder until destroy.
         procs.run([self.scratch, "destroy", self.dir], timeout=120, check=False)
 
+    def drop(self, dbname):
+        with self.cursor("postgres") as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+
+    def psql(self, dbname, *args, timeout=3600, input_text=None):
+        env = dict(os.environ, PGHOST=self.host, PGPORT=str(self.port), PGUSER="postgres")
+        return procs.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-U", "postgres",
+                          "-d", dbname, *args], timeout=timeout, env=env, input_text=input_text)
+
     def connect_as(self, user, dbname, application_name):
-        conn = psycopg2.connect(host=self.host, port=self.port, user=user, dbname=dbname,
-                                application_name=application_name, connect_timeout=3)
-        conn.autocommit = True
-        return conn
+        return self.connect(dbname, user=user, application_name=application_name,
+                            connect_timeout=3)
 
 
 def make_config(root, port, path, template=None):
@@ -90,7 +82,7 @@ def make_config(root, port, path, template=None):
     for old, new in substitutions:
         if old not in text:
             raise SystemExit(f"bench/soak: config/seatwatch.toml has no {old!r}; "
-                             "update make_config in bench/driver/soak.py")
+                             "update make_config in tests/soak/soak_setup.py")
         text = text.replace(old, new)
     with open(path, "w") as f:
         f.write(text)

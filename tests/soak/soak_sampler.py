@@ -16,7 +16,7 @@ import time
 
 import psycopg2
 
-import measure
+import seatwatch_harness
 
 
 def labels_key(labels):
@@ -24,12 +24,13 @@ def labels_key(labels):
 
 
 def parse(text):
+    metrics = seatwatch_harness.Metrics(text)
     return {
-        "up": {labels_key(l): v for l, v in measure.samples(text, "seatwatch_up")},
+        "up": {labels_key(l): v for l, v in metrics.find("seatwatch_up")},
         "invariant_ok": {l.get("invariant", ""): v
-                         for l, v in measure.samples(text, "seatwatch_invariant_ok")},
+                         for l, v in metrics.find("seatwatch_invariant_ok")},
         "check_success": {l.get("check", ""): v
-                          for l, v in measure.samples(text, "seatwatch_check_success")},
+                          for l, v in metrics.find("seatwatch_check_success")},
     }
 
 
