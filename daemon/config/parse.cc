@@ -437,6 +437,50 @@ void ParseIncremental(TableReader& reader, QueryConfig& query, const std::string
   }
 }
 
+// What a person reads next to a violated invariant: its own help text
+// (invariant_help, a table of invariant = "text"; the entry's help otherwise)
+// and its runbook entry (runbook_url).
+void ParseInvariantGuidance(TableReader& reader, QueryConfig& query, const std::string& path) {
+  if (const toml::node* node = reader.Find("invariant_help")) {
+    const toml::table* table = node->as_table();
+    if (!table) {
+      Fail(reader.Where(*node), reader.Qualified("invariant_help"),
+           "must be a table of invariant = \"help text\"");
+    }
+    for (auto&& [key, item] : *table) {
+      std::string invariant(key.str());
+      std::string qualified = reader.Qualified("invariant_help." + invariant);
+      Location where = LocationOf(path, key.source());
+      RequireLength(where, reader.Qualified("invariant_help"), invariant, kMaxNameLength, "a key");
+      if (std::find(query.invariants.begin(), query.invariants.end(), invariant) ==
+          query.invariants.end()) {
+        Fail(where, qualified, "is not one of this entry's invariants");
+      }
+      if (!item.is_string()) Fail(where, qualified, "must be a string");
+      std::string text = *item.value<std::string>();
+      RequireLength(where, qualified, text, kMaxHelpLength);
+      if (HasControlCharacter(text, "\n\t")) {
+        Fail(where, qualified, "must not contain control characters other than line breaks and tabs");
+      }
+      query.invariant_help[invariant] = std::move(text);
+      query.keys["invariant_help." + invariant] = where;
+    }
+  }
+  if (auto url = reader.String("runbook_url")) {
+    const Location& where = query.KeyLocation("runbook_url");
+    RequireLength(where, reader.Qualified("runbook_url"), *url, kMaxHelpLength);
+    bool web = url->rfind("https://", 0) == 0 || url->rfind("http://", 0) == 0;
+    bool plain = std::none_of(url->begin(), url->end(), [](unsigned char c) {
+      return c <= ' ' || c == '"' || c == '<' || c == '>' || c == 0x7f;
+    });
+    if (!web || !plain) {
+      Fail(where, reader.Qualified("runbook_url"),
+           Printable(*url) + " must be an http:// or https:// URL without spaces or quotes");
+    }
+    query.runbook_url = *url;
+  }
+}
+
 QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::string& path) {
   QueryConfig query;
   query.kind = kind;
@@ -444,7 +488,8 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
   const std::vector<std::string> kKeys = {"name",   "sql",    "help",     "labels",
                                           "value",  "params", "interval", "invariant_column",
                                           "invariants", "detail_sql", "max_rows",
-                                          "key",    "tables", "scoped_sql", "expiry_column"};
+                                          "key",    "tables", "scoped_sql", "expiry_column",
+                                          "invariant_help", "runbook_url"};
   for (const auto& key : kKeys) {
     if (const toml::node* node = reader.Find(key)) query.keys[key] = reader.Where(*node);
   }
@@ -495,7 +540,8 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
   }
 
   if (kind == QueryConfig::Kind::kMetric) {
-    for (const char* key : {"invariant_column", "invariants", "detail_sql"}) {
+    for (const char* key :
+         {"invariant_column", "invariants", "detail_sql", "invariant_help", "runbook_url"}) {
       if (query.keys.count(key)) {
         Fail(query.KeyLocation(key), reader.Qualified(key), "is only valid in [[invariant]]");
       }
@@ -575,6 +621,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind, const std::s
       }
     }
   }
+  ParseInvariantGuidance(reader, query, path);
   ParseIncremental(reader, query, path);
   reader.RejectUnknownKeys();
   return query;
