@@ -103,7 +103,8 @@ CheckOutput InvariantCheck::Run(CheckContext& context) {
     InvariantResult result;
     result.name = name;
     result.check = entry_.name;
-    result.help = entry_.help;
+    result.help = entry_.HelpOf(name);
+    result.runbook_url = entry_.RunbookOf(name);
     result.violations = std::move(grouped[name]);
     auto detail = entry_.detail_sql.find(name);
     if (result.ok() || detail == entry_.detail_sql.end()) {
