@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "page/check_facts.h"
+
 namespace seatwatch::page {
 
 namespace {
@@ -20,6 +22,7 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
     return view;
   }
   view.help = result->help;
+  view.runbook_url = result->runbook_url;
   auto history = state.history.find(name);
   if (history != state.history.end()) view.since_unix = history->second.since_unix;
   if (result->ok()) {
@@ -62,11 +65,10 @@ CheckHealth HealthOf(const metrics::CheckStatus& check) {
   return health;
 }
 
-// Why a section backed by the check `name` has nothing to show.
-std::string Unavailable(const metrics::CheckStatus* check, const std::string& disabled) {
-  if (!check) return disabled;
-  if (!check->has_run) return "not run yet";
-  return "the last run failed: " + check->last_reason + ": " + check->last_error;
+// Why a section backed by a configured check has nothing to show.
+std::string Unavailable(const metrics::CheckStatus& check) {
+  if (!check.has_run) return "not run yet";
+  return "the last run failed: " + check.last_reason + ": " + check.last_error;
 }
 
 }  // namespace
@@ -86,8 +88,6 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
   model.last_poll_unix = snapshot.last_poll_unix;
   model.last_successful_poll_unix = snapshot.last_successful_poll_unix;
   model.poll_interval_seconds = snapshot.poll_interval_seconds;
-  model.locks_source.unavailable = "the locks check is disabled ([locks] enabled = false)";
-  model.holds_source.unavailable = "no [holds] section is configured";
   if (!snapshot.state) return model;
   const metrics::PollState& state = *snapshot.state;
   model.polled = true;
@@ -104,25 +104,24 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
       if (model.invariants.back().verdict == Verdict::kUnknown) ++model.unknown;
     }
     model.checks.push_back(HealthOf(check));
-    if (check.output && check.output->lock_poll) {
-      model.locks = check.output->lock_poll;
+    CheckFacts facts = check.output ? FactsOf(*check.output) : CheckFacts{};
+    if (facts.lock_poll) {
+      model.locks = facts.lock_poll;
       locks_check = &check;
     } else if (check.name == "locks" && !locks_check) {
       locks_check = &check;
     }
-    if (check.output && check.output->holds) {
-      model.holds = check.output->holds;
+    if (facts.holds) {
+      model.holds = facts.holds;
       holds_check = &check;
     } else if (check.name == "holds" && !holds_check) {
       holds_check = &check;
     }
   }
   model.locks_source.configured = locks_check != nullptr;
-  model.locks_source.unavailable =
-      model.locks ? "" : Unavailable(locks_check, model.locks_source.unavailable);
+  if (!model.locks && locks_check) model.locks_source.unavailable = Unavailable(*locks_check);
   model.holds_source.configured = holds_check != nullptr;
-  model.holds_source.unavailable =
-      model.holds ? "" : Unavailable(holds_check, model.holds_source.unavailable);
+  if (!model.holds && holds_check) model.holds_source.unavailable = Unavailable(*holds_check);
   return model;
 }
 

@@ -28,7 +28,8 @@ enum class Verdict { kOk, kViolated, kUnknown };
 struct InvariantView {
   std::string name;
   std::string check;
-  std::string help;
+  std::string help;         // the invariant's own, else its entry's
+  std::string runbook_url;  // its runbook entry (empty: none configured)
   Verdict verdict = Verdict::kUnknown;
   std::string reason;                         // kUnknown: why there is no verdict
   double since_unix = 0;                      // when the current status began (0: not known)
@@ -41,10 +42,10 @@ struct InvariantView {
 };
 
 // A section backed by one check (locks, holds): shown from its last
-// successful run, or why there is none.
+// successful run, or why there is none; left out when no such check exists.
 struct SectionSource {
   bool configured = false;  // a check of that name exists
-  std::string unavailable;  // set when there is nothing to show
+  std::string unavailable;  // configured, with nothing to show: why
 };
 
 struct CheckHealth {
@@ -57,7 +58,7 @@ struct CheckHealth {
   std::map<std::string, std::uint64_t> errors;  // reason -> failures so far
   std::string last_reason;
   std::string last_error;
-  std::string mode;  // incremental checks: "incremental" or "full"; else empty
+  std::string mode;         // incremental checks: "incremental" or "full"; else empty
   std::string mode_reason;  // why full, when known ("coverage lost: ...")
 };
 

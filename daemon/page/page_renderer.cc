@@ -28,6 +28,7 @@ h3{font-size:1em;margin:.9em 0 .3em}.card h3{margin-top:0}
 .banner{padding:14px 16px;color:#fff;border-radius:6px}
 .banner.ok{background:var(--ok)}.banner.violated{background:var(--bad)}.banner.unknown{background:var(--unk)}
 .banner p{margin:.3em 0 0}
+ul.summary{margin:.6em 0;padding-left:1.2em;font-weight:600}ul.summary a{color:var(--bad)}
 .badge{display:inline-block;padding:0 .45em;border-radius:4px;font-weight:700;font-size:.85em;color:#fff}
 .badge.ok{background:var(--ok)}.badge.violated{background:var(--bad)}.badge.unknown{background:var(--unk)}
 .badge.warn{background:var(--warn)}
@@ -146,6 +147,7 @@ std::string RenderStatusPage(const PageModel& model) {
   out += kStyle;
   out += "</style></head>\n<body><main>\n";
   RenderBanner(out, model);
+  detail::RenderSummary(out, model);
   detail::RenderInvariants(out, model);
   detail::RenderLocks(out, model);
   detail::RenderHolds(out, model);

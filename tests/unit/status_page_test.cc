@@ -10,6 +10,8 @@
 #include "metrics/snapshot_builder.h"
 #include "page/page_model.h"
 #include "page/page_renderer.h"
+#include "support/lock_rows.h"
+#include "support/page_states.h"
 
 namespace seatwatch::page {
 namespace {
@@ -20,38 +22,10 @@ const char kAlert[] = "<script>alert(1)</script>";
 const char kRetitle[] = "<script>document.title='pwned'</script>";
 
 locks::SessionRow Session(int pid, const std::string& state, const std::string& app) {
-  locks::SessionRow session;
-  session.pid = pid;
-  session.backend_type = "client backend";
-  session.client = true;
-  session.in_database = true;
-  session.state = state;
+  locks::SessionRow session = testing::ClientSession(pid, state, 95, 80);
   session.application_name = app;
-  session.usename = "booking";
-  session.xact_age_seconds = 95;
-  session.state_age_seconds = 80;
   session.query = "UPDATE seats SET status = $1 WHERE seat = $2";
   return session;
-}
-
-locks::LockWaitRow Wait(int pid, const std::string& locktype, std::vector<int> blockers,
-                        double seconds) {
-  locks::LockWaitRow wait;
-  wait.pid = pid;
-  wait.locktype = locktype;
-  wait.mode = locktype == "tuple" ? "ExclusiveLock" : "ShareLock";
-  if (locktype == "tuple") {
-    wait.relation = 16400;
-    wait.relation_name = "seats";
-    wait.page = 0;
-    wait.tuple = 5;
-    wait.target = "tuple|5|16400|0|5||||||";
-  } else {
-    wait.target = "transactionid||||||||777|||";
-  }
-  wait.wait_seconds = seconds;
-  wait.blockers = std::move(blockers);
-  return wait;
 }
 
 // 4242 idle in transaction (its application_name a script) holds seat A1 of
@@ -61,8 +35,8 @@ std::shared_ptr<const locks::LockPoll> HotSeatPoll() {
   poll->sessions[4242] = Session(4242, "idle in transaction", kRetitle);
   poll->sessions[4243] = Session(4243, "active", "booking-api");
   poll->sessions[4244] = Session(4244, "active", "booking-api");
-  poll->waits[4243] = Wait(4243, "transactionid", {4242}, 7.5);
-  poll->waits[4244] = Wait(4244, "tuple", {4243}, 6);
+  poll->waits[4243] = testing::LockWait(4243, "transactionid", {4242}, 7.5);
+  poll->waits[4244] = testing::LockWait(4244, "tuple", {4243}, 6);
   poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), {4242, 4243, 4244});
   poll->rows[poll->forest.rows.at(0).target] = "seats(event_id=1, seat=A1)";
   poll->timestamp_seconds = kNow - 1;
@@ -70,24 +44,11 @@ std::shared_ptr<const locks::LockPoll> HotSeatPoll() {
 }
 
 metrics::CheckStatus Ran(const std::string& name, checks::CheckOutput output) {
-  metrics::CheckStatus check;
-  check.name = name;
-  check.interval_seconds = 10;
-  check.has_run = true;
-  check.success = true;
-  check.duration_seconds = 0.25;
-  check.last_success_unix = kNow - 2;
-  check.output = std::make_shared<const checks::CheckOutput>(std::move(output));
-  return check;
+  return testing::RanCheck(name, std::move(output), kNow);
 }
 
 metrics::PollState ViolatedState() {
-  metrics::PollState state;
-  state.version = "1.2.3";
-  state.database_up = true;
-  state.last_poll_unix = kNow - 1;
-  state.last_successful_poll_unix = kNow - 1;
-  state.poll_interval_seconds = 10;
+  metrics::PollState state = testing::PageState(kNow);
 
   checks::CheckOutput booking;
   checks::InvariantResult sold;
@@ -111,13 +72,8 @@ metrics::PollState ViolatedState() {
   state.history["sold_seat_without_ticket"] = {false, kSince};
   state.history["fan_over_limit"] = {true, kSince - 3600};
 
-  checks::CheckOutput locks_output;
-  locks_output.lock_poll = HotSeatPoll();
-  state.checks.push_back(Ran("locks", locks_output));
-
-  checks::CheckOutput holds_output;
-  holds_output.holds = checks::HoldsCounts{7, 3, 125.5, 2};
-  state.checks.push_back(Ran("holds", holds_output));
+  state.checks.push_back(Ran("locks", testing::LocksOutput(HotSeatPoll())));
+  state.checks.push_back(Ran("holds", testing::HoldsOutput({7, 3, 125.5, 2})));
 
   metrics::CheckStatus inventory;
   inventory.name = "event_inventory";
@@ -149,7 +105,7 @@ std::shared_ptr<const cleanup::CleanupStatus> Leader() {
 
 std::string RenderOf(const metrics::PollState& state,
                      std::shared_ptr<const cleanup::CleanupStatus> cleanup) {
-  return RenderStatusPage(BuildPageModel(metrics::BuildSnapshot(state), std::move(cleanup), kNow));
+  return testing::RenderPage(state, std::move(cleanup), kNow);
 }
 
 bool Has(const std::string& page, const std::string& text) {
@@ -295,9 +251,8 @@ TEST(StatusPageTest, AllOkAndNothingWaiting) {
   checks::CheckOutput booking = *state.checks[0].output;
   booking.invariants[0].violations = {{{{"event_id", "3"}}, 0}};
   state.checks[0].output = std::make_shared<const checks::CheckOutput>(booking);
-  checks::CheckOutput quiet;
-  quiet.lock_poll = std::make_shared<const locks::LockPoll>();
-  state.checks[1].output = std::make_shared<const checks::CheckOutput>(quiet);
+  state.checks[1].output = std::make_shared<const checks::CheckOutput>(
+      testing::LocksOutput(std::make_shared<const locks::LockPoll>()));
   std::string page = RenderOf(state, nullptr);
   EXPECT_TRUE(Has(page, "<title>seatwatch: OK</title>")) << page;
   EXPECT_TRUE(Has(page, "<h1>OK: all 2 invariants hold</h1>")) << page;
@@ -328,7 +283,10 @@ TEST(StatusPageTest, FailingChecksGiveUnknownWithTheReason) {
                   "No lock data: the last run failed: connection: could not connect to "
                   "server"))
       << page;
-  EXPECT_TRUE(Has(page, "Cleanup is <strong>off</strong>")) << page;
+  // The cleanup is off (not configured): its part is left out, the holds
+  // check (configured, failing) stays.
+  EXPECT_FALSE(Has(page, "<h3>Cleanup</h3>")) << page;
+  EXPECT_TRUE(Has(page, "No holds data: the last run failed: connection")) << page;
 }
 
 TEST(StatusPageTest, BeforeTheFirstPoll) {
@@ -336,7 +294,10 @@ TEST(StatusPageTest, BeforeTheFirstPoll) {
   std::string page = RenderStatusPage(model);
   EXPECT_TRUE(Has(page, "<title>seatwatch: UNKNOWN</title>")) << page;
   EXPECT_TRUE(Has(page, "<h1>UNKNOWN: no poll yet</h1>")) << page;
-  EXPECT_TRUE(Has(page, "No lock data: the locks check is disabled")) << page;
+  // Nothing is known to be configured yet: no locks, holds or cleanup part.
+  for (const char* id : {"id=\"locks\"", "id=\"holds\"", "id=\"summary\""}) {
+    EXPECT_FALSE(Has(page, id)) << id << "\n" << page;
+  }
 }
 
 TEST(StatusPageTest, LongListsAreCutAndCounted) {
@@ -379,18 +340,18 @@ TEST(StatusPageTest, AnIncrementalCheckSaysWhyItRunsFullPasses) {
 
 metrics::PollState WithLocks(std::shared_ptr<const locks::LockPoll> poll) {
   metrics::PollState state = ViolatedState();
-  checks::CheckOutput output;
-  output.lock_poll = std::move(poll);
-  state.checks[1].output = std::make_shared<const checks::CheckOutput>(output);
+  state.checks[1].output =
+      std::make_shared<const checks::CheckOutput>(testing::LocksOutput(std::move(poll)));
   return state;
 }
 
 TEST(StatusPageTest, CyclesAndEndedBlockersAreShownApart) {
   auto poll = std::make_shared<locks::LockPoll>();
   for (int pid : {501, 502, 601}) poll->sessions[pid] = Session(pid, "active", "booking-api");
-  poll->waits[501] = Wait(501, "transactionid", {502}, 3);
-  poll->waits[502] = Wait(502, "transactionid", {501}, 2);
-  poll->waits[601] = Wait(601, "transactionid", {999}, 4);  // 999 ended before the read
+  poll->waits[501] = testing::LockWait(501, "transactionid", {502}, 3);
+  poll->waits[502] = testing::LockWait(502, "transactionid", {501}, 2);
+  // 999 ended before the read.
+  poll->waits[601] = testing::LockWait(601, "transactionid", {999}, 4);
   poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), {501, 502, 601});
   ASSERT_EQ(poll->forest.cycles.size(), 1u);
   ASSERT_EQ(poll->forest.unattributed.size(), 1u);
@@ -406,7 +367,7 @@ TEST(StatusPageTest, AHugePileUpIsDrawnUpToTheCap) {
   std::set<int> live = {1};
   for (int pid = 2; pid <= 251; ++pid) {
     poll->sessions[pid] = Session(pid, "active", "booking-api");
-    poll->waits[pid] = Wait(pid, "transactionid", {1}, 1);
+    poll->waits[pid] = testing::LockWait(pid, "transactionid", {1}, 1);
     live.insert(pid);
   }
   poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), live);
