@@ -1,5 +1,7 @@
 #include "support/page_states.h"
 
+#include <gtest/gtest.h>
+
 #include "metrics/snapshot_builder.h"
 #include "page/page_model.h"
 #include "page/page_renderer.h"
@@ -45,6 +47,16 @@ std::string RenderPage(const metrics::PollState& state,
                        std::shared_ptr<const cleanup::CleanupStatus> cleanup, double now_unix) {
   return page::RenderStatusPage(
       page::BuildPageModel(metrics::BuildSnapshot(state), std::move(cleanup), now_unix));
+}
+
+void ExpectPageParts(const std::string& page, const std::vector<std::string>& present,
+                     const std::vector<std::string>& absent) {
+  for (const auto& part : present) {
+    EXPECT_NE(page.find(part), std::string::npos) << "missing: " << part << "\n" << page;
+  }
+  for (const auto& part : absent) {
+    EXPECT_EQ(page.find(part), std::string::npos) << "present: " << part << "\n" << page;
+  }
 }
 
 }  // namespace seatwatch::testing

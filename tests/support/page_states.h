@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "checks/check_output.h"
 #include "cleanup/cleanup_status.h"
@@ -28,5 +29,10 @@ checks::CheckOutput HoldsOutput(const checks::HoldsCounts& holds);
 // The status page of `state` at now_unix, through the snapshot.
 std::string RenderPage(const metrics::PollState& state,
                        std::shared_ptr<const cleanup::CleanupStatus> cleanup, double now_unix);
+
+// Expects each of `present` in `page` and none of `absent`; a failure names
+// the part and shows the page.
+void ExpectPageParts(const std::string& page, const std::vector<std::string>& present,
+                     const std::vector<std::string>& absent = {});
 
 }  // namespace seatwatch::testing
