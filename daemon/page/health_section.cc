@@ -93,9 +93,10 @@ void RenderChecks(std::string& out, const PageModel& model) {
       "<th>last success</th><th>took</th><th>every</th><th>errors by reason</th></tr>\n";
   for (const auto& check : model.checks) {
     out += "<tr><td><code>" + E(check.name) + "</code>";
-    if (!check.mode.empty()) {
-      out += " <span class=\"meta\">" + E(check.mode) +
-             (check.mode_reason.empty() ? "" : " (" + E(check.mode_reason) + ")") + "</span>";
+    if (check.incremental && !check.incremental->mode.empty()) {
+      const std::string& reason = check.incremental->mode_reason;
+      out += " <span class=\"meta\">" + E(check.incremental->mode) +
+             (reason.empty() ? "" : " (" + E(reason) + ")") + "</span>";
     }
     out += "</td><td>";
     if (!check.has_run) {

@@ -47,24 +47,6 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
   return view;
 }
 
-CheckHealth HealthOf(const metrics::CheckStatus& check) {
-  CheckHealth health;
-  health.name = check.name;
-  health.interval_seconds = check.interval_seconds;
-  health.has_run = check.has_run;
-  health.success = check.success;
-  health.duration_seconds = check.duration_seconds;
-  health.last_success_unix = check.last_success_unix;
-  health.errors = check.errors;
-  health.last_reason = check.last_reason;
-  health.last_error = check.last_error;
-  if (check.incremental) {
-    health.mode = check.incremental->mode;
-    health.mode_reason = check.incremental->mode_reason;
-  }
-  return health;
-}
-
 // Why a section backed by a configured check has nothing to show.
 std::string Unavailable(const metrics::CheckStatus& check) {
   if (!check.has_run) return "not run yet";
@@ -103,7 +85,7 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
       if (model.invariants.back().verdict == Verdict::kViolated) ++model.violated;
       if (model.invariants.back().verdict == Verdict::kUnknown) ++model.unknown;
     }
-    model.checks.push_back(HealthOf(check));
+    model.checks.push_back(check);
     CheckFacts facts = check.output ? FactsOf(*check.output) : CheckFacts{};
     if (facts.lock_poll) {
       model.locks = facts.lock_poll;

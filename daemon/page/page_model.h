@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +10,7 @@
 #include "checks/check_output.h"
 #include "cleanup/cleanup_status.h"
 #include "locks/lock_poll.h"
+#include "metrics/poll_state.h"
 #include "metrics/server_facts.h"
 #include "metrics/snapshot.h"
 
@@ -48,20 +48,6 @@ struct SectionSource {
   std::string unavailable;  // configured, with nothing to show: why
 };
 
-struct CheckHealth {
-  std::string name;
-  double interval_seconds = 0;
-  bool has_run = false;
-  bool success = false;
-  double duration_seconds = 0;
-  double last_success_unix = 0;
-  std::map<std::string, std::uint64_t> errors;  // reason -> failures so far
-  std::string last_reason;
-  std::string last_error;
-  std::string mode;         // incremental checks: "incremental" or "full"; else empty
-  std::string mode_reason;  // why full, when known ("coverage lost: ...")
-};
-
 // Everything the status page shows, taken from one snapshot (and the
 // cleanup's status) at one instant. A plain value.
 struct PageModel {
@@ -85,7 +71,9 @@ struct PageModel {
 
   std::shared_ptr<const cleanup::CleanupStatus> cleanup;  // null: not known
 
-  std::vector<CheckHealth> checks;
+  // Each check's record as the poller keeps it (its health; the outputs are
+  // read into the sections above).
+  std::vector<metrics::CheckStatus> checks;
 
   // The server each lane read on its last poll, in lane order (empty: no
   // lane reached its database), and the failovers seen since start.
