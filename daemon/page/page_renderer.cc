@@ -1,5 +1,7 @@
 #include "page/page_renderer.h"
 
+#include <cctype>
+
 #include "page/html_escape.h"
 #include "page/page_format.h"
 #include "page/page_sections.h"
@@ -58,16 +60,23 @@ footer{margin:2em 0 1em;padding-top:.6em;border-top:1px solid var(--line);font-s
 footer a{margin-right:1em}
 )css";
 
-const char* VerdictClass(Verdict verdict) {
+// "OK", "VIOLATED" or "UNKNOWN": the title's word; lower case, the CSS class.
+const char* VerdictWord(Verdict verdict) {
   switch (verdict) {
     case Verdict::kOk:
-      return "ok";
+      return "OK";
     case Verdict::kViolated:
-      return "violated";
+      return "VIOLATED";
     case Verdict::kUnknown:
       break;
   }
-  return "unknown";
+  return "UNKNOWN";
+}
+
+std::string VerdictClass(Verdict verdict) {
+  std::string word = VerdictWord(verdict);
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return word;
 }
 
 std::string Headline(const PageModel& model) {
@@ -123,17 +132,7 @@ void RenderFooter(std::string& out, const PageModel& model) {
 
 }  // namespace
 
-std::string PageTitle(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kOk:
-      return "seatwatch: OK";
-    case Verdict::kViolated:
-      return "seatwatch: VIOLATED";
-    case Verdict::kUnknown:
-      break;
-  }
-  return "seatwatch: UNKNOWN";
-}
+std::string PageTitle(Verdict verdict) { return std::string("seatwatch: ") + VerdictWord(verdict); }
 
 std::string RenderStatusPage(const PageModel& model) {
   std::string out;
