@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # scripts/pg-scratch on a busy port: a first start while its first port
-# (55432, or the first free one after it) is held by another process picks
-# the next free one; a restart after another process took the cluster's port
+# (PG_SCRATCH_FIRST_PORT) is held by another process picks the next free one; a restart after another process took the cluster's port
 # comes back on a free one, with its data, and DIR/env names the new port.
 # Needs SEATWATCH_SOURCE_DIR (set by CTest) and a build tree to work in.
 set -euo pipefail
@@ -20,33 +19,30 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# hold PORT: another process listens on 127.0.0.1:PORT until the test ends.
+# hold PORT: another process listens on 127.0.0.1:PORT until the test ends
+# (0: on a port the kernel picks; work/holder.0 names it). A PORT that some
+# other cluster on this machine took first is busy already, which is all the
+# test needs.
 hold() {
   local out=$work/holder.$1
-  python3 "$src/tests/scripts/port_holder.py" "$1" >"$out" &
+  python3 "$src/tests/scripts/port_holder.py" "$1" >"$out" 2>"$out.err" &
   holders+=($!)
   local i
-  for ((i = 0; i < 50; i++)); do [ -s "$out" ] && return 0; sleep 0.1; done
+  for ((i = 0; i < 50; i++)); do
+    [ -s "$out" ] && return 0
+    if ! kill -0 "${holders[-1]}" 2>/dev/null && grep -q 'Address already in use' "$out.err"; then
+      return 0
+    fi
+    sleep 0.1
+  done
   fail "could not hold port $1"
 }
 
-first_free=$(python3 - <<'PY'
-import socket
-for port in range(55432, 55932):
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        s.bind(("127.0.0.1", port))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(port)
-    break
-PY
-)
-[ -n "$first_free" ] || fail "no free port from 55432"
-hold "$first_free"
+# The first port pg-scratch tries, from a range the kernel gave this test
+# (other clusters on this machine start theirs from 55432), held.
+hold 0
+first_free=$(head -n1 "$work/holder.0")
+export PG_SCRATCH_FIRST_PORT=$first_free
 
 "$src/scripts/pg-scratch" start "$dir" >/dev/null || fail "start with port $first_free busy"
 port=$(cat "$dir/port")
