@@ -81,7 +81,8 @@ metrics::CheckOutput InvariantCheck::Run(CheckContext& context) {
     metrics::InvariantResult result;
     result.name = name;
     result.check = query.name;
-    result.help = query.help;
+    result.help = query.HelpOf(name);
+    result.runbook_url = query.RunbookOf(name);
     result.violations = std::move(grouped[name]);
     auto detail = query.detail_sql.find(name);
     if (result.ok() || detail == query.detail_sql.end()) {

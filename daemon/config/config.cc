@@ -22,4 +22,14 @@ const Location& QueryConfig::KeyLocation(const std::string& key) const {
   return it == keys.end() ? where : it->second;
 }
 
+std::string QueryConfig::HelpOf(const std::string& invariant) const {
+  auto it = invariant_help.find(invariant);
+  return it == invariant_help.end() ? help : it->second;
+}
+
+std::string QueryConfig::RunbookOf(const std::string& invariant) const {
+  if (runbook_url.empty() || runbook_url.find('#') != std::string::npos) return runbook_url;
+  return runbook_url + "#" + invariant;
+}
+
 }  // namespace seatwatch::config

@@ -77,6 +77,14 @@ struct QueryConfig {
   std::vector<std::string> invariants;
   std::map<std::string, std::string> detail_sql_path;  // invariant -> file
   std::map<std::string, std::string> detail_sql;       // invariant -> text
+  // What the status page shows with a violated invariant: its own help
+  // (invariant -> text; `help` for those not listed) and a link to its
+  // runbook entry: runbook_url with "#<invariant>" appended, or as written
+  // when it has a fragment of its own. Empty: no link.
+  std::map<std::string, std::string> invariant_help;
+  std::string runbook_url;
+  std::string HelpOf(const std::string& invariant) const;
+  std::string RunbookOf(const std::string& invariant) const;
 
   // Incremental mode (all of key, tables and scoped_sql, or none). `key` is
   // one of `labels`; `tables` maps each watched table ("seats", or

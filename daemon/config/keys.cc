@@ -102,6 +102,8 @@ void AddEntryKeys(const std::string& prefix, std::vector<KeySpec>& keys) {
     keys.push_back(Plain(p + "detail_sql", KeyType::kStringOrTable));
     keys.push_back(Plain(p + "invariant_column", KeyType::kString));
     keys.push_back(Plain(p + "invariants", KeyType::kStringArray));
+    keys.push_back(Plain(p + "invariant_help", KeyType::kTable));
+    keys.push_back(Limited(Plain(p + "runbook_url", KeyType::kString), kMaxHelpLength));
   }
   keys.push_back(Plain(p + "key", KeyType::kString));
   keys.push_back(Plain(p + "tables", KeyType::kTable));

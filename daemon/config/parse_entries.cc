@@ -114,6 +114,45 @@ void ParseDetailSql(TableReader& reader, QueryConfig& query) {
   }
 }
 
+// What a person reads next to a violated invariant: its own help text
+// (invariant_help, a table of invariant = "text"; the entry's help otherwise)
+// and its runbook entry (runbook_url).
+void ParseInvariantGuidance(TableReader& reader, QueryConfig& query) {
+  if (const toml::table* table = reader.Table("invariant_help")) {
+    const std::string key = reader.Qualified("invariant_help");
+    for (auto&& [name_key, item] : *table) {
+      std::string invariant(name_key.str());
+      Location where = LocationOf(reader.file(), name_key.source());
+      RequireLength(where, key, invariant, kMaxNameLength, "a key");
+      const std::string item_key = key + "." + invariant;
+      if (std::find(query.invariants.begin(), query.invariants.end(), invariant) ==
+          query.invariants.end()) {
+        Fail(where, item_key, "is not one of this entry's invariants");
+      }
+      if (!item.is_string()) Fail(where, item_key, "must be a string");
+      std::string text = *item.value<std::string>();
+      RequireLength(where, item_key, text, reader.Spec("help").max_length);
+      if (HasControlCharacter(text, "\n\t")) {
+        Fail(where, item_key, "must not contain control characters other than line breaks and tabs");
+      }
+      query.invariant_help[invariant] = std::move(text);
+      query.keys["invariant_help." + invariant] = where;
+    }
+  }
+  if (auto url = reader.LimitedString("runbook_url")) {
+    const Location& where = query.KeyLocation("runbook_url");
+    bool web = url->rfind("https://", 0) == 0 || url->rfind("http://", 0) == 0;
+    bool plain = std::none_of(url->begin(), url->end(), [](unsigned char c) {
+      return c <= ' ' || c == '"' || c == '<' || c == '>' || c == 0x7f;
+    });
+    if (!web || !plain) {
+      Fail(where, reader.Qualified("runbook_url"),
+           Printable(*url) + " must be an http:// or https:// URL without spaces or quotes");
+    }
+    query.runbook_url = *url;
+  }
+}
+
 // name, sql, value, help, labels, params, interval and max_rows.
 void ParseCommonKeys(TableReader& reader, QueryConfig& query) {
   auto required = [&](const std::string& key) -> std::string {
@@ -149,7 +188,8 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind) {
   const std::vector<std::string> kKeys = {
       "name",       "sql",     "help",   "labels",     "value",        "params",
       "interval",   "invariant_column",  "invariants", "detail_sql",   "max_rows",
-      "key",        "tables",  "scoped_sql",           "expiry_column"};
+      "key",        "tables",  "scoped_sql",           "expiry_column",
+      "invariant_help",        "runbook_url"};
   for (const auto& key : kKeys) {
     if (const toml::node* node = reader.Peek(key)) query.keys[key] = reader.Where(*node);
   }
@@ -157,7 +197,8 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind) {
   CheckLabels(reader, query);
 
   if (kind == QueryConfig::Kind::kMetric) {
-    for (const char* key : {"invariant_column", "invariants", "detail_sql"}) {
+    for (const char* key : {"invariant_column", "invariants", "detail_sql", "invariant_help",
+                            "runbook_url"}) {
       if (query.keys.count(key)) {
         Fail(query.KeyLocation(key), reader.Qualified(key), "is only valid in [[invariant]]");
       }
@@ -169,6 +210,7 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind) {
   } else {
     ParseInvariants(reader, query);
     ParseDetailSql(reader, query);
+    ParseInvariantGuidance(reader, query);
   }
   ParseIncremental(reader, query);
   reader.RejectUnknownKeys();

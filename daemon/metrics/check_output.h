@@ -29,7 +29,8 @@ struct DetailRows {
 struct InvariantResult {
   std::string name;
   std::string check;
-  std::string help;
+  std::string help;         // the invariant's own help, else its entry's
+  std::string runbook_url;  // its runbook entry; empty: none configured
   std::vector<Violation> violations;
   std::optional<DetailRows> detail;  // only when violated and a detail_sql exists
 

@@ -9,17 +9,14 @@ std::string Row(const std::string& name, const std::string& value_html) {
   return "<tr><th>" + E(name) + "</th><td>" + value_html + "</td></tr>\n";
 }
 
+// Off ([cleanup] enabled = false) is not configured: nothing to show.
+bool CleanupShown(const PageModel& model) { return !model.cleanup || model.cleanup->enabled; }
+
 void RenderCleanup(std::string& out, const PageModel& model) {
   out += "<h3>Cleanup</h3>\n";
   const cleanup::CleanupStatus* status = model.cleanup.get();
   if (!status) {
     out += "<p class=\"meta\">The cleanup's status is not known.</p>\n";
-    return;
-  }
-  if (!status->enabled) {
-    out +=
-        "<p>Cleanup is <strong>off</strong> ([cleanup] enabled = false): expired holds are "
-        "free for sale already, they are only not reset.</p>\n";
     return;
   }
   std::string role = status->leader ? "<span class=\"badge ok\">LEADER</span> this instance runs "
@@ -56,25 +53,32 @@ void RenderCleanup(std::string& out, const PageModel& model) {
   out += "</table></div>\n";
 }
 
-}  // namespace
-
-void RenderHolds(std::string& out, const PageModel& model) {
-  out += "<section id=\"holds\"><h2>Holds and cleanup</h2>\n";
+void RenderHoldsCounts(std::string& out, const PageModel& model) {
   if (!model.holds) {
     out += "<p class=\"meta\">No holds data: " + E(model.holds_source.unavailable) + "</p>\n";
-  } else {
-    const checks::HoldsCounts& holds = *model.holds;
-    out += "<div class=\"scroll\"><table class=\"holds\">\n";
-    std::string expired = "<strong>" + E(FormatNumber(holds.expired)) + "</strong>";
-    if (holds.expired > 0) {
-      expired += " (the oldest expired " + E(FormatAge(holds.expired_oldest_seconds)) + " ago)";
-    }
-    out += Row("expired holds (backlog)", expired);
-    out += Row("active holds", E(FormatNumber(holds.active)));
-    out += Row("payments lapsed", E(FormatNumber(holds.payments_lapsed)));
-    out += "</table></div>\n";
+    return;
   }
-  RenderCleanup(out, model);
+  const checks::HoldsCounts& holds = *model.holds;
+  out += "<div class=\"scroll\"><table class=\"holds\">\n";
+  std::string expired = "<strong>" + E(FormatNumber(holds.expired)) + "</strong>";
+  if (holds.expired > 0) {
+    expired += " (the oldest expired " + E(FormatAge(holds.expired_oldest_seconds)) + " ago)";
+  }
+  out += Row("expired holds (backlog)", expired);
+  out += Row("active holds", E(FormatNumber(holds.active)));
+  out += Row("payments lapsed", E(FormatNumber(holds.payments_lapsed)));
+  out += "</table></div>\n";
+}
+
+}  // namespace
+
+// Left out when neither [holds] nor the cleanup is configured.
+void RenderHolds(std::string& out, const PageModel& model) {
+  bool cleanup_shown = model.polled && CleanupShown(model);
+  if (!model.holds_source.configured && !cleanup_shown) return;
+  out += "<section id=\"holds\"><h2>Holds and cleanup</h2>\n";
+  if (model.holds_source.configured) RenderHoldsCounts(out, model);
+  if (cleanup_shown) RenderCleanup(out, model);
   out += "</section>\n";
 }
 
@@ -89,9 +93,10 @@ void RenderChecks(std::string& out, const PageModel& model) {
       "<th>last success</th><th>took</th><th>every</th><th>errors by reason</th></tr>\n";
   for (const auto& check : model.checks) {
     out += "<tr><td><code>" + E(check.name) + "</code>";
-    if (!check.mode.empty()) {
-      out += " <span class=\"meta\">" + E(check.mode) +
-             (check.mode_reason.empty() ? "" : " (" + E(check.mode_reason) + ")") + "</span>";
+    if (check.incremental && !check.incremental->mode.empty()) {
+      const std::string& reason = check.incremental->mode_reason;
+      out += " <span class=\"meta\">" + E(check.incremental->mode) +
+             (reason.empty() ? "" : " (" + E(reason) + ")") + "</span>";
     }
     out += "</td><td>";
     if (!check.has_run) {

@@ -76,7 +76,12 @@ void RenderViolated(std::string& out, const InvariantView& view, double now_unix
   out += " &middot; " + E(FormatNumber(view.total)) +
          (view.total == 1 ? " offending row" : " offending rows") + " across " +
          std::to_string(view.rows) + (view.rows == 1 ? " key" : " keys");
-  out += " &middot; check " + E(view.check) + "</p>\n";
+  out += " &middot; check " + E(view.check);
+  if (!view.runbook_url.empty()) {
+    out += " &middot; <a class=\"runbook\" rel=\"noopener noreferrer\" href=\"" +
+           E(view.runbook_url) + "\">runbook</a>";
+  }
+  out += "</p>\n";
   if (!view.help.empty()) out += "<p>" + E(view.help) + "</p>\n";
   RenderKeys(out, view);
   if (view.detail) RenderDetail(out, *view.detail);

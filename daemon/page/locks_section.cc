@@ -93,6 +93,7 @@ void RenderHotRows(std::string& out, const locks::LockPoll& poll) {
 }  // namespace
 
 void RenderLocks(std::string& out, const PageModel& model) {
+  if (!model.locks_source.configured) return;  // [locks] enabled = false
   out += "<section id=\"locks\"><h2>Blocking</h2>\n";
   if (!model.locks) {
     out +=

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "checks/lock_check.h"
+#include "page/check_facts.h"
 
 namespace seatwatch::page {
 
@@ -22,6 +22,7 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
     return view;
   }
   view.help = result->help;
+  view.runbook_url = result->runbook_url;
   auto history = state.history.find(name);
   if (history != state.history.end()) view.since_unix = history->second.since_unix;
   if (result->ok()) {
@@ -46,29 +47,10 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
   return view;
 }
 
-CheckHealth HealthOf(const metrics::CheckStatus& check) {
-  CheckHealth health;
-  health.name = check.name;
-  health.interval_seconds = check.interval_seconds;
-  health.has_run = check.has_run;
-  health.success = check.success;
-  health.duration_seconds = check.duration_seconds;
-  health.last_success_unix = check.last_success_unix;
-  health.errors = check.errors;
-  health.last_reason = check.last_reason;
-  health.last_error = check.last_error;
-  if (check.incremental) {
-    health.mode = check.incremental->mode;
-    health.mode_reason = check.incremental->mode_reason;
-  }
-  return health;
-}
-
-// Why a section backed by the check `name` has nothing to show.
-std::string Unavailable(const metrics::CheckStatus* check, const std::string& disabled) {
-  if (!check) return disabled;
-  if (!check->has_run) return "not run yet";
-  return "the last run failed: " + check->last_reason + ": " + check->last_error;
+// Why a section backed by a configured check has nothing to show.
+std::string Unavailable(const metrics::CheckStatus& check) {
+  if (!check.has_run) return "not run yet";
+  return "the last run failed: " + check.last_reason + ": " + check.last_error;
 }
 
 }  // namespace
@@ -88,8 +70,6 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
   model.last_poll_unix = snapshot.last_poll_unix;
   model.last_successful_poll_unix = snapshot.last_successful_poll_unix;
   model.poll_interval_seconds = snapshot.poll_interval_seconds;
-  model.locks_source.unavailable = "the locks check is disabled ([locks] enabled = false)";
-  model.holds_source.unavailable = "no [holds] section is configured";
   if (!snapshot.state) return model;
   const metrics::PollState& state = *snapshot.state;
   model.polled = true;
@@ -105,28 +85,25 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
       if (model.invariants.back().verdict == Verdict::kViolated) ++model.violated;
       if (model.invariants.back().verdict == Verdict::kUnknown) ++model.unknown;
     }
-    model.checks.push_back(HealthOf(check));
-    auto lock_poll = check.output ? checks::LockPollOf(*check.output) : nullptr;
-    if (lock_poll) {
-      model.locks = std::move(lock_poll);
+    model.checks.push_back(check);
+    CheckFacts facts = check.output ? FactsOf(*check.output) : CheckFacts{};
+    if (facts.lock_poll) {
+      model.locks = facts.lock_poll;
       locks_check = &check;
     } else if (check.name == "locks" && !locks_check) {
       locks_check = &check;
     }
-    const checks::HoldsCounts* holds = check.output ? checks::HoldsOf(*check.output) : nullptr;
-    if (holds) {
-      model.holds = *holds;
+    if (facts.holds) {
+      model.holds = facts.holds;
       holds_check = &check;
     } else if (check.name == "holds" && !holds_check) {
       holds_check = &check;
     }
   }
   model.locks_source.configured = locks_check != nullptr;
-  model.locks_source.unavailable =
-      model.locks ? "" : Unavailable(locks_check, model.locks_source.unavailable);
+  if (!model.locks && locks_check) model.locks_source.unavailable = Unavailable(*locks_check);
   model.holds_source.configured = holds_check != nullptr;
-  model.holds_source.unavailable =
-      model.holds ? "" : Unavailable(holds_check, model.holds_source.unavailable);
+  if (!model.holds && holds_check) model.holds_source.unavailable = Unavailable(*holds_check);
   return model;
 }
 

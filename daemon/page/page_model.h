@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +11,7 @@
 #include "cleanup/cleanup_status.h"
 #include "locks/lock_poll.h"
 #include "metrics/lane_server.h"
+#include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
 
 namespace seatwatch::page {
@@ -28,7 +28,8 @@ enum class Verdict { kOk, kViolated, kUnknown };
 struct InvariantView {
   std::string name;
   std::string check;
-  std::string help;
+  std::string help;         // the invariant's own, else its entry's
+  std::string runbook_url;  // its runbook entry (empty: none configured)
   Verdict verdict = Verdict::kUnknown;
   std::string reason;                         // kUnknown: why there is no verdict
   double since_unix = 0;                      // when the current status began (0: not known)
@@ -41,24 +42,10 @@ struct InvariantView {
 };
 
 // A section backed by one check (locks, holds): shown from its last
-// successful run, or why there is none.
+// successful run, or why there is none; left out when no such check exists.
 struct SectionSource {
   bool configured = false;  // a check of that name exists
-  std::string unavailable;  // set when there is nothing to show
-};
-
-struct CheckHealth {
-  std::string name;
-  double interval_seconds = 0;
-  bool has_run = false;
-  bool success = false;
-  double duration_seconds = 0;
-  double last_success_unix = 0;
-  std::map<std::string, std::uint64_t> errors;  // reason -> failures so far
-  std::string last_reason;
-  std::string last_error;
-  std::string mode;  // incremental checks: "incremental" or "full"; else empty
-  std::string mode_reason;  // why full, when known ("coverage lost: ...")
+  std::string unavailable;  // configured, with nothing to show: why
 };
 
 // Everything the status page shows, taken from one snapshot (and the
@@ -84,7 +71,9 @@ struct PageModel {
 
   std::shared_ptr<const cleanup::CleanupStatus> cleanup;  // null: not known
 
-  std::vector<CheckHealth> checks;
+  // Each check's record as the poller keeps it (its health; the outputs are
+  // read into the sections above).
+  std::vector<metrics::CheckStatus> checks;
 
   // The server each lane read on its last poll, in lane order (empty: no
   // lane reached its database), and the failovers seen since start.

@@ -1,5 +1,7 @@
 #include "page/page_renderer.h"
 
+#include <cctype>
+
 #include "page/html_escape.h"
 #include "page/page_format.h"
 #include "page/page_sections.h"
@@ -28,6 +30,7 @@ h3{font-size:1em;margin:.9em 0 .3em}.card h3{margin-top:0}
 .banner{padding:14px 16px;color:#fff;border-radius:6px}
 .banner.ok{background:var(--ok)}.banner.violated{background:var(--bad)}.banner.unknown{background:var(--unk)}
 .banner p{margin:.3em 0 0}
+ul.summary{margin:.6em 0;padding-left:1.2em;font-weight:600}ul.summary a{color:var(--bad)}
 .badge{display:inline-block;padding:0 .45em;border-radius:4px;font-weight:700;font-size:.85em;color:#fff}
 .badge.ok{background:var(--ok)}.badge.violated{background:var(--bad)}.badge.unknown{background:var(--unk)}
 .badge.warn{background:var(--warn)}
@@ -57,16 +60,23 @@ footer{margin:2em 0 1em;padding-top:.6em;border-top:1px solid var(--line);font-s
 footer a{margin-right:1em}
 )css";
 
-const char* VerdictClass(Verdict verdict) {
+// "OK", "VIOLATED" or "UNKNOWN": the title's word; lower case, the CSS class.
+const char* VerdictWord(Verdict verdict) {
   switch (verdict) {
     case Verdict::kOk:
-      return "ok";
+      return "OK";
     case Verdict::kViolated:
-      return "violated";
+      return "VIOLATED";
     case Verdict::kUnknown:
       break;
   }
-  return "unknown";
+  return "UNKNOWN";
+}
+
+std::string VerdictClass(Verdict verdict) {
+  std::string word = VerdictWord(verdict);
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return word;
 }
 
 std::string Headline(const PageModel& model) {
@@ -122,17 +132,7 @@ void RenderFooter(std::string& out, const PageModel& model) {
 
 }  // namespace
 
-std::string PageTitle(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kOk:
-      return "seatwatch: OK";
-    case Verdict::kViolated:
-      return "seatwatch: VIOLATED";
-    case Verdict::kUnknown:
-      break;
-  }
-  return "seatwatch: UNKNOWN";
-}
+std::string PageTitle(Verdict verdict) { return std::string("seatwatch: ") + VerdictWord(verdict); }
 
 std::string RenderStatusPage(const PageModel& model) {
   std::string out;
@@ -146,6 +146,7 @@ std::string RenderStatusPage(const PageModel& model) {
   out += kStyle;
   out += "</style></head>\n<body><main>\n";
   RenderBanner(out, model);
+  detail::RenderSummary(out, model);
   detail::RenderInvariants(out, model);
   detail::RenderLocks(out, model);
   detail::RenderHolds(out, model);

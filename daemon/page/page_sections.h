@@ -8,6 +8,7 @@
 // page/; RenderStatusPage puts them together. Pure.
 namespace seatwatch::page::detail {
 
+void RenderSummary(std::string& out, const PageModel& model);
 void RenderInvariants(std::string& out, const PageModel& model);
 void RenderLocks(std::string& out, const PageModel& model);
 void RenderHolds(std::string& out, const PageModel& model);

@@ -19,7 +19,8 @@ std::string RoleCell(const metrics::LaneServer& server) {
 
 std::string LagCell(const db::ServerFacts& facts) {
   if (!facts.in_recovery) return "<span class=\"meta\">none (a primary)</span>";
-  if (facts.replica_lag_seconds <= 0) return E(FormatAge(0)) + " <span class=\"meta\">caught up</span>";
+  if (facts.replica_lag_seconds <= 0)
+    return E(FormatAge(0)) + " <span class=\"meta\">caught up</span>";
   return "<strong>" + E(FormatAge(facts.replica_lag_seconds)) + "</strong> behind";
 }
 
@@ -28,16 +29,19 @@ std::string LagCell(const db::ServerFacts& facts) {
 void RenderServers(std::string& out, const PageModel& model) {
   out += "<section id=\"servers\"><h2>Database servers</h2>\n";
   if (model.servers.empty()) {
-    out += "<p class=\"meta\">Not connected: no lane reached its database server on its last poll.</p>\n";
+    out +=
+        "<p class=\"meta\">Not connected: no lane reached its database server on its last "
+        "poll.</p>\n";
   } else {
     out +=
         "<div class=\"scroll\"><table class=\"servers\"><tr><th>lane</th><th>server</th>"
         "<th>replay lag</th><th>timeline</th><th>system identifier</th></tr>\n";
     for (const auto& server : model.servers) {
       const db::ServerFacts& facts = server.facts;
-      out += "<tr><td><code>" + E(server.lane) + "</code></td><td>" + RoleCell(server) + "</td><td>" +
-             LagCell(facts) + "</td><td class=\"num\">" +
-             (facts.timeline > 0 ? std::to_string(facts.timeline) : "<span class=\"meta\">unknown</span>") +
+      out += "<tr><td><code>" + E(server.lane) + "</code></td><td>" + RoleCell(server) +
+             "</td><td>" + LagCell(facts) + "</td><td class=\"num\">" +
+             (facts.timeline > 0 ? std::to_string(facts.timeline)
+                                 : "<span class=\"meta\">unknown</span>") +
              "</td><td>" +
              (facts.system_identifier.empty() ? "<span class=\"meta\">unknown</span>"
                                               : "<code>" + E(facts.system_identifier) + "</code>") +

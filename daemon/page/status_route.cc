@@ -11,9 +11,8 @@ void RegisterStatusPage(http::Server& server, const metrics::SnapshotStore& stor
                         CleanupStatusSource cleanup_status) {
   server.Route("/", [&store, cleanup_status]() {
     auto snapshot = store.Current();
-    double now = std::chrono::duration<double>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count();
+    double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     PageModel model = BuildPageModel(*snapshot, cleanup_status ? cleanup_status() : nullptr, now);
     http::Response response;
     response.Text(200, RenderStatusPage(model), "text/html; charset=utf-8");

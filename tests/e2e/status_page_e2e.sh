@@ -4,9 +4,11 @@
 # a script), a claim blocked behind an idle-in-transaction session whose
 # application_name is a title-changing script, and expired holds; headless
 # Chromium then loads http://127.0.0.1:PORT/ and
-#   - its DOM (--dump-dom) shows the verdict, the violated invariant with its
-#     event key, the root's pid, the blocked claims' pids and the hot row by
-#     its key, the holds backlog and the cleanup (dry run) state;
+#   - its DOM (--dump-dom) shows the verdict, the summary lines (the
+#     violated invariant's keys, the sessions blocked by the root), the
+#     violated invariant with its event key, own help and runbook link, the
+#     root's pid, the blocked claims' pids and the hot row by its key, the
+#     holds backlog and the cleanup (dry run) state;
 #   - both script strings are in the DOM as text, no <script> element exists
 #     and the <title> is the page's own (no script ran);
 #   - a screenshot (--screenshot, --window-size=1280,1600) saved under the
@@ -104,6 +106,12 @@ has() { grep -qF -- "$1" "$dom" || { echo "--- DOM ---"; cat "$dom"; fail "the D
 has '<title>seatwatch: VIOLATED</title>'
 has '<h1>VIOLATED: 1 of 6 invariants</h1>'
 has '<span class="badge violated">VIOLATED</span> <span class="name">sold_seat_without_ticket</span>'
+# The summary opens the page: one line per problem, linking to its card.
+has '<li><a href="#invariant-sold_seat_without_ticket">sold_seat_without_ticket: 1 event</a></li>'
+has "<li><a href=\"#locks\">2 sessions blocked by pid $root (idle in transaction)</a></li>"
+# The invariant's own help (the shipped invariant_help) and its runbook entry.
+has '<p>A seat is sold, no ticket: a fan may have paid for nothing.</p>'
+has 'href="https://github.com/seatwatch/seatwatch/blob/main/docs/runbook.md#sold_seat_without_ticket">runbook</a>'
 has '<tr><th>event_id</th><th>offending</th></tr>'
 has '<tr><td class="mono">3</td><td class="num">1</td></tr>'
 has '<td class="mono">A7</td>'

@@ -105,10 +105,12 @@ TEST(ConfigKeysTest, EveryStringLimitIsWhereTheTableSays) {
   for (const KeySpec& spec : AllKeys()) {
     if (spec.max_length == 0) continue;
     SCOPED_TRACE(spec.name);
-    // A host name of letters is a listen address once it has a port.
+    // A host name of letters is a listen address once it has a port, and a
+    // URL once it has a scheme.
     const std::string port = spec.name == "http.listen" ? ":9646" : "";
+    const std::string scheme = spec.name == "invariant.runbook_url" ? "https://" : "";
     auto text = [&](size_t length) {
-      return "\"" + std::string(length - port.size(), 'a') + port + "\"";
+      return "\"" + scheme + std::string(length - scheme.size() - port.size(), 'a') + port + "\"";
     };
     Written inside = WithValue(spec, text(spec.max_length));
     EXPECT_EQ(ErrorOf(inside.toml), "(no error)");
@@ -202,6 +204,8 @@ max_rows = 10
 invariant_column = "invariant"
 invariants = ["a_one", "b_two"]
 detail_sql = { a_one = "d/a.sql" }
+invariant_help = { a_one = "A one" }
+runbook_url = "https://example.com/runbook.md"
 key = "event_id"
 tables = { seats = "event_id" }
 scoped_sql = "r.scoped.sql"

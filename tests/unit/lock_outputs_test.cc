@@ -7,46 +7,21 @@
 #include "locks/locks_json.h"
 #include "locks/locks_report.h"
 #include "metrics/snapshot_builder.h"
+#include "support/lock_rows.h"
 
 namespace seatwatch::locks {
 namespace {
 
 SessionRow Session(int pid, const std::string& state, bool waiting) {
-  SessionRow session;
-  session.pid = pid;
-  session.backend_type = "client backend";
-  session.client = true;
-  session.in_database = true;
-  session.state = state;
+  SessionRow session = testing::ClientSession(pid, state, 30, 20);
   session.wait_event_type = waiting ? "Lock" : "Client";
   session.wait_event = waiting ? "transactionid" : "ClientRead";
   session.application_name = "app" + std::to_string(pid);
-  session.usename = "booking";
-  session.xact_age_seconds = 30;
-  session.state_age_seconds = 20;
   session.query = "UPDATE seats SET status = 'held' WHERE seat = 'A12'";
   return session;
 }
 
-LockWaitRow Wait(int pid, const std::string& locktype, std::vector<int> blockers, double seconds) {
-  LockWaitRow wait;
-  wait.pid = pid;
-  wait.locktype = locktype;
-  wait.mode = locktype == "tuple" ? "ExclusiveLock" : "ShareLock";
-  if (locktype == "tuple") {
-    wait.relation = 16400;
-    wait.relation_name = "seats";
-    wait.page = 0;
-    wait.tuple = 5;
-    wait.target = "tuple|5|16400|0|5||||||";
-  } else {
-    wait.target = "transactionid||||||||777|||";
-  }
-  wait.wait_seconds = seconds;
-  wait.wait_start_us = 1000 + pid;
-  wait.blockers = std::move(blockers);
-  return wait;
-}
+using testing::LockWait;
 
 // R (pid 10) idle in transaction holds seat A12; 11 waits for its
 // transaction, 12 and 13 queue for the row.
@@ -57,9 +32,9 @@ LockPoll HotSeatPoll(bool show_query = true) {
   if (!show_query) {
     for (auto& [pid, session] : poll.sessions) session.query.reset();
   }
-  poll.waits[11] = Wait(11, "transactionid", {10}, 7.5);
-  poll.waits[12] = Wait(12, "tuple", {11}, 6);
-  poll.waits[13] = Wait(13, "tuple", {11, 12}, 2);
+  poll.waits[11] = LockWait(11, "transactionid", {10}, 7.5);
+  poll.waits[12] = LockWait(12, "tuple", {11}, 6);
+  poll.waits[13] = LockWait(13, "tuple", {11, 12}, 2);
   poll.forest = BuildForest(ToWaiters(poll.waits), {10, 11, 12, 13});
   poll.rows[poll.forest.rows.at(0).target] = "seats(event_id=1, seat=A12)";
   poll.watched_relations = {"seats"};
@@ -164,7 +139,7 @@ TEST(LockOutputsTest, RowKeyFormatting) {
 TEST(LockOutputsTest, WaitStartFallbackUsesStateChange) {
   std::map<int, SessionRow> sessions{{11, Session(11, "active", true)}};
   sessions[11].state_change_us = 123;
-  std::map<int, LockWaitRow> waits{{11, Wait(11, "transactionid", {10}, 0)}};
+  std::map<int, LockWaitRow> waits{{11, LockWait(11, "transactionid", {10}, 0)}};
   waits[11].wait_seconds.reset();
   waits[11].wait_start_us.reset();
   auto on14 = waits;
@@ -193,8 +168,8 @@ LockPollRows HotSeatRows() {
   LockPollRows rows;
   rows.sessions = {Session(10, "idle in transaction", false), Session(11, "active", true),
                    Session(12, "active", true), Session(13, "active", true)};
-  rows.waits = {Wait(11, "transactionid", {10}, 7.5), Wait(12, "tuple", {11}, 6),
-                Wait(13, "tuple", {11, 12, 99}, 2)};
+  rows.waits = {LockWait(11, "transactionid", {10}, 7.5), LockWait(12, "tuple", {11}, 6),
+                LockWait(13, "tuple", {11, 12, 99}, 2)};
   rows.states = {{std::string("active"), 3, 30.0}};
   rows.counters = {4, 17};
   return rows;

@@ -9,13 +9,15 @@
 #include "metrics/snapshot_builder.h"
 #include "page/page_model.h"
 #include "page/page_renderer.h"
+#include "support/page_states.h"
 
 namespace seatwatch::page {
 namespace {
 
 constexpr double kNow = 1796146810;
 
-metrics::LaneServer Server(const std::string& lane, bool in_recovery, double lag, std::uint32_t timeline,
+metrics::LaneServer Server(const std::string& lane, bool in_recovery, double lag,
+                           std::uint32_t timeline,
                            const std::string& sysid = "7312345678901234567") {
   metrics::LaneServer server;
   server.lane = lane;
@@ -26,19 +28,11 @@ metrics::LaneServer Server(const std::string& lane, bool in_recovery, double lag
   return server;
 }
 
-metrics::PollState State() {
-  metrics::PollState state;
-  state.version = "1.2.3";
-  state.database_up = true;
-  state.last_poll_unix = kNow - 1;
-  state.last_successful_poll_unix = kNow - 1;
-  state.poll_interval_seconds = 10;
-  return state;
-}
+metrics::PollState State() { return testing::PageState(kNow); }
 
 std::string RenderOf(const metrics::PollState& state,
                      std::shared_ptr<const cleanup::CleanupStatus> cleanup = nullptr) {
-  return RenderStatusPage(BuildPageModel(metrics::BuildSnapshot(state), std::move(cleanup), kNow));
+  return testing::RenderPage(state, std::move(cleanup), kNow);
 }
 
 // The section alone, from its heading to its end.
@@ -49,7 +43,9 @@ std::string Section(const std::string& page) {
   return page.substr(start, end - start);
 }
 
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(PageServersTest, ModelTakesTheServersAndFailoversFromTheState) {
   metrics::PollState state = State();
@@ -69,18 +65,19 @@ TEST(PageServersTest, EachLaneWithItsServerLagAndTimeline) {
   state.failovers_total = 3;
   std::string section = Section(RenderOf(state));
   ASSERT_FALSE(section.empty());
-  EXPECT_TRUE(Has(section, "<h2>Database servers</h2>")) << section;
-  EXPECT_TRUE(Has(section,
-                  "<tr><td><code>checks</code></td><td><span class=\"badge unknown\">STANDBY</span> in "
-                  "recovery</td><td><strong>0.4s</strong> behind</td><td class=\"num\">2</td><td><code>"
-                  "7312345678901234567</code></td></tr>"))
+  testing::ExpectPageParts(
+      section,
+      {"<h2>Database servers</h2>",
+       "<tr><td><code>checks</code></td><td><span class=\"badge unknown\">STANDBY</span> in "
+       "recovery</td><td><strong>0.4s</strong> behind</td><td class=\"num\">2</td><td><code>"
+       "7312345678901234567</code></td></tr>"});
+  EXPECT_TRUE(Has(
+      section,
+      "<tr><td><code>locks</code></td><td><span class=\"badge ok\">PRIMARY</span></td><td><span "
+      "class=\"meta\">none (a primary)</span></td><td class=\"num\">2</td>"))
       << section;
-  EXPECT_TRUE(Has(section,
-                  "<tr><td><code>locks</code></td><td><span class=\"badge ok\">PRIMARY</span></td><td><span "
-                  "class=\"meta\">none (a primary)</span></td><td class=\"num\">2</td>"))
-      << section;
-  EXPECT_TRUE(Has(section, "Failovers seen since start: <strong>3</strong>")) << section;
-  EXPECT_FALSE(Has(section, "Not connected")) << section;
+  testing::ExpectPageParts(section, {"Failovers seen since start: <strong>3</strong>"},
+                           {"Not connected"});
   // In lane order, checks first.
   EXPECT_LT(section.find("<code>checks</code>"), section.find("<code>locks</code>"));
 }
@@ -89,11 +86,11 @@ TEST(PageServersTest, ACaughtUpStandbyAndUnknownIdentity) {
   metrics::PollState state = State();
   state.servers = {Server("checks", true, 0, 0, "")};
   std::string section = Section(RenderOf(state));
-  EXPECT_TRUE(Has(section, "<td>0.0s <span class=\"meta\">caught up</span></td>")) << section;
-  EXPECT_TRUE(Has(section, "<td class=\"num\"><span class=\"meta\">unknown</span></td><td><span "
-                           "class=\"meta\">unknown</span></td>"))
-      << section;
-  EXPECT_TRUE(Has(section, "Failovers seen since start: <strong>0</strong>")) << section;
+  testing::ExpectPageParts(section,
+                           {"<td>0.0s <span class=\"meta\">caught up</span></td>",
+                            "<td class=\"num\"><span class=\"meta\">unknown</span></td><td><span "
+                            "class=\"meta\">unknown</span></td>",
+                            "Failovers seen since start: <strong>0</strong>"});
 }
 
 TEST(PageServersTest, TheLocksLaneOnAStandbyIsFlagged) {
@@ -102,7 +99,8 @@ TEST(PageServersTest, TheLocksLaneOnAStandbyIsFlagged) {
   std::string section = Section(RenderOf(state));
   size_t locks = section.find("<code>locks</code>");
   ASSERT_NE(locks, std::string::npos) << section;
-  EXPECT_EQ(section.find("this lane needs the primary"), section.find("this lane needs the primary", locks))
+  EXPECT_EQ(section.find("this lane needs the primary"),
+            section.find("this lane needs the primary", locks))
       << "only the locks lane is flagged:\n"
       << section;
   EXPECT_TRUE(Has(section.substr(locks), "this lane needs the primary")) << section;
@@ -112,10 +110,12 @@ TEST(PageServersTest, NoServersSayNotConnected) {
   metrics::PollState state = State();
   state.database_up = false;
   std::string section = Section(RenderOf(state));
-  EXPECT_TRUE(Has(section, "Not connected: no lane reached its database server on its last poll.")) << section;
-  EXPECT_FALSE(Has(section, "<table")) << section;
+  testing::ExpectPageParts(section,
+                           {"Not connected: no lane reached its database server on its last poll."},
+                           {"<table"});
   // Before the first poll too, without a failover count.
-  std::string before = Section(RenderStatusPage(BuildPageModel(metrics::Snapshot{}, nullptr, kNow)));
+  std::string before =
+      Section(RenderStatusPage(BuildPageModel(metrics::Snapshot{}, nullptr, kNow)));
   EXPECT_TRUE(Has(before, "Not connected")) << before;
   EXPECT_FALSE(Has(before, "Failovers")) << before;
 }
@@ -124,10 +124,9 @@ TEST(PageServersTest, StringsAreEscaped) {
   metrics::PollState state = State();
   state.servers = {Server("<b>lane</b>", false, 0, 1, "<script>alert(1)</script>")};
   std::string section = Section(RenderOf(state));
-  EXPECT_FALSE(Has(section, "<script>")) << section;
-  EXPECT_FALSE(Has(section, "<b>lane")) << section;
-  EXPECT_TRUE(Has(section, "&lt;script&gt;alert(1)&lt;/script&gt;")) << section;
-  EXPECT_TRUE(Has(section, "&lt;b&gt;lane&lt;/b&gt;")) << section;
+  testing::ExpectPageParts(section,
+                           {"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;b&gt;lane&lt;/b&gt;"},
+                           {"<script>", "<b>lane"});
 }
 
 TEST(PageServersTest, TheCleanupWaitingOnAStandbySaysSo) {
@@ -136,11 +135,12 @@ TEST(PageServersTest, TheCleanupWaitingOnAStandbySaysSo) {
   status.in_recovery = true;
   status.interval_seconds = 30;
   std::string page = RenderOf(State(), std::make_shared<const cleanup::CleanupStatus>(status));
-  EXPECT_TRUE(Has(page, "<span class=\"badge warn\">WAITING</span> its connection reaches a standby (in "
-                        "recovery): it frees nothing until that server is promoted or [database] dsn reaches "
-                        "the primary"))
-      << page;
-  EXPECT_FALSE(Has(page, "another instance holds the leader lock")) << page;
+  testing::ExpectPageParts(
+      page,
+      {"<span class=\"badge warn\">WAITING</span> its connection reaches a standby (in "
+       "recovery): it frees nothing until that server is promoted or [database] dsn reaches "
+       "the primary"},
+      {"another instance holds the leader lock"});
 }
 
 }  // namespace

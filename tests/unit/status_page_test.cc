@@ -10,6 +10,8 @@
 #include "metrics/snapshot_builder.h"
 #include "page/page_model.h"
 #include "page/page_renderer.h"
+#include "support/lock_rows.h"
+#include "support/page_states.h"
 
 namespace seatwatch::page {
 namespace {
@@ -20,38 +22,10 @@ const char kAlert[] = "<script>alert(1)</script>";
 const char kRetitle[] = "<script>document.title='pwned'</script>";
 
 locks::SessionRow Session(int pid, const std::string& state, const std::string& app) {
-  locks::SessionRow session;
-  session.pid = pid;
-  session.backend_type = "client backend";
-  session.client = true;
-  session.in_database = true;
-  session.state = state;
+  locks::SessionRow session = testing::ClientSession(pid, state, 95, 80);
   session.application_name = app;
-  session.usename = "booking";
-  session.xact_age_seconds = 95;
-  session.state_age_seconds = 80;
   session.query = "UPDATE seats SET status = $1 WHERE seat = $2";
   return session;
-}
-
-locks::LockWaitRow Wait(int pid, const std::string& locktype, std::vector<int> blockers,
-                        double seconds) {
-  locks::LockWaitRow wait;
-  wait.pid = pid;
-  wait.locktype = locktype;
-  wait.mode = locktype == "tuple" ? "ExclusiveLock" : "ShareLock";
-  if (locktype == "tuple") {
-    wait.relation = 16400;
-    wait.relation_name = "seats";
-    wait.page = 0;
-    wait.tuple = 5;
-    wait.target = "tuple|5|16400|0|5||||||";
-  } else {
-    wait.target = "transactionid||||||||777|||";
-  }
-  wait.wait_seconds = seconds;
-  wait.blockers = std::move(blockers);
-  return wait;
 }
 
 // 4242 idle in transaction (its application_name a script) holds seat A1 of
@@ -61,8 +35,8 @@ std::shared_ptr<const locks::LockPoll> HotSeatPoll() {
   poll->sessions[4242] = Session(4242, "idle in transaction", kRetitle);
   poll->sessions[4243] = Session(4243, "active", "booking-api");
   poll->sessions[4244] = Session(4244, "active", "booking-api");
-  poll->waits[4243] = Wait(4243, "transactionid", {4242}, 7.5);
-  poll->waits[4244] = Wait(4244, "tuple", {4243}, 6);
+  poll->waits[4243] = testing::LockWait(4243, "transactionid", {4242}, 7.5);
+  poll->waits[4244] = testing::LockWait(4244, "tuple", {4243}, 6);
   poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), {4242, 4243, 4244});
   poll->rows[poll->forest.rows.at(0).target] = "seats(event_id=1, seat=A1)";
   poll->timestamp_seconds = kNow - 1;
@@ -70,24 +44,11 @@ std::shared_ptr<const locks::LockPoll> HotSeatPoll() {
 }
 
 metrics::CheckStatus Ran(const std::string& name, metrics::CheckOutput output) {
-  metrics::CheckStatus check;
-  check.name = name;
-  check.interval_seconds = 10;
-  check.has_run = true;
-  check.success = true;
-  check.duration_seconds = 0.25;
-  check.last_success_unix = kNow - 2;
-  check.output = std::make_shared<const metrics::CheckOutput>(std::move(output));
-  return check;
+  return testing::RanCheck(name, std::move(output), kNow);
 }
 
 metrics::PollState ViolatedState() {
-  metrics::PollState state;
-  state.version = "1.2.3";
-  state.database_up = true;
-  state.last_poll_unix = kNow - 1;
-  state.last_successful_poll_unix = kNow - 1;
-  state.poll_interval_seconds = 10;
+  metrics::PollState state = testing::PageState(kNow);
 
   metrics::CheckOutput booking;
   metrics::InvariantResult sold;
@@ -111,13 +72,8 @@ metrics::PollState ViolatedState() {
   state.history["sold_seat_without_ticket"] = {false, kSince};
   state.history["fan_over_limit"] = {true, kSince - 3600};
 
-  metrics::CheckOutput locks_output;
-  locks_output.facts = HotSeatPoll();
-  state.checks.push_back(Ran("locks", locks_output));
-
-  metrics::CheckOutput holds_output;
-  holds_output.facts = checks::HoldsCounts{7, 3, 125.5, 2};
-  state.checks.push_back(Ran("holds", holds_output));
+  state.checks.push_back(Ran("locks", testing::LocksOutput(HotSeatPoll())));
+  state.checks.push_back(Ran("holds", testing::HoldsOutput({7, 3, 125.5, 2})));
 
   metrics::CheckStatus inventory;
   inventory.name = "event_inventory";
@@ -149,7 +105,7 @@ std::shared_ptr<const cleanup::CleanupStatus> Leader() {
 
 std::string RenderOf(const metrics::PollState& state,
                      std::shared_ptr<const cleanup::CleanupStatus> cleanup) {
-  return RenderStatusPage(BuildPageModel(metrics::BuildSnapshot(state), std::move(cleanup), kNow));
+  return testing::RenderPage(state, std::move(cleanup), kNow);
 }
 
 bool Has(const std::string& page, const std::string& text) {
@@ -158,60 +114,47 @@ bool Has(const std::string& page, const std::string& text) {
 
 TEST(StatusPageTest, VerdictFirstWithTheOffendingKeysAndRows) {
   std::string page = RenderOf(ViolatedState(), Leader());
-  EXPECT_TRUE(Has(page, "<title>seatwatch: VIOLATED</title>")) << page;
-  EXPECT_TRUE(Has(page, "<h1>VIOLATED: 1 of 2 invariants</h1>")) << page;
-  EXPECT_TRUE(Has(page, "database reachable &middot; last poll 2026-12-01 17:43:21 UTC (1.0s ago)"))
-      << page;
+  testing::ExpectPageParts(
+      page, {"<title>seatwatch: VIOLATED</title>", "<h1>VIOLATED: 1 of 2 invariants</h1>",
+             "database reachable &middot; last poll 2026-12-01 17:43:21 UTC (1.0s ago)"});
   // The verdict comes before the forest, the forest before the checks.
   EXPECT_LT(page.find("id=\"verdict\""), page.find("id=\"locks\""));
   EXPECT_LT(page.find("id=\"locks\""), page.find("id=\"holds\""));
   EXPECT_LT(page.find("id=\"holds\""), page.find("id=\"checks\""));
-  EXPECT_TRUE(Has(page,
-                  "<span class=\"badge violated\">VIOLATED</span> <span "
-                  "class=\"name\">sold_seat_without_ticket</span>"))
-      << page;
-  EXPECT_TRUE(Has(page,
-                  "violated since 2026-12-01 17:40:10 UTC (3m 12s ago) &middot; 1 offending "
-                  "row across 1 key &middot; check booking_reconciliation"))
-      << page;
-  EXPECT_TRUE(Has(page, "Seats sold, tickets issued &amp; payments confirmed must agree"));
+  testing::ExpectPageParts(
+      page, {"<span class=\"badge violated\">VIOLATED</span> <span "
+             "class=\"name\">sold_seat_without_ticket</span>",
+             "violated since 2026-12-01 17:40:10 UTC (3m 12s ago) &middot; 1 offending "
+             "row across 1 key &middot; check booking_reconciliation",
+             "Seats sold, tickets issued &amp; payments confirmed must agree"});
   // The key (event 3), not the key the query reported as fine (event 1).
-  EXPECT_TRUE(Has(page,
-                  "<tr><th>event_id</th><th>offending</th></tr>\n<tr><td "
-                  "class=\"mono\">3</td><td class=\"num\">1</td></tr>\n</table>"))
-      << page;
-  EXPECT_TRUE(Has(page, "<td class=\"mono\">A7</td><td class=\"mono\">sold</td>")) << page;
-  EXPECT_TRUE(Has(page, "<td class=\"meta\">NULL</td>")) << page;
-  EXPECT_TRUE(Has(page,
-                  "<span class=\"badge ok\">OK</span> fan_over_limit <span "
-                  "class=\"meta\">since 2026-12-01 16:40:10 UTC (1h 03m ago)</span>"))
-      << page;
+  testing::ExpectPageParts(
+      page,
+      {"<tr><th>event_id</th><th>offending</th></tr>\n<tr><td "
+       "class=\"mono\">3</td><td class=\"num\">1</td></tr>\n</table>",
+       "<td class=\"mono\">A7</td><td class=\"mono\">sold</td>", "<td class=\"meta\">NULL</td>",
+       "<span class=\"badge ok\">OK</span> fan_over_limit <span "
+       "class=\"meta\">since 2026-12-01 16:40:10 UTC (1h 03m ago)</span>"});
 }
 
 TEST(StatusPageTest, DatabaseStringsAreEscaped) {
   std::string page = RenderOf(ViolatedState(), Leader());
-  EXPECT_TRUE(Has(page, "<td class=\"mono\">&lt;script&gt;alert(1)&lt;/script&gt;</td>")) << page;
-  EXPECT_TRUE(Has(page,
-                  "(&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt; "
-                  "booking@local)"))
-      << page;
-  EXPECT_FALSE(Has(page, "<script")) << page;
-  EXPECT_FALSE(Has(page, "pwned'")) << page;
+  testing::ExpectPageParts(page,
+                           {"<td class=\"mono\">&lt;script&gt;alert(1)&lt;/script&gt;</td>",
+                            "(&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt; "
+                            "booking@local)"},
+                           {"<script", "pwned'"});
   // Self-contained: nothing loaded from elsewhere, nothing run.
-  EXPECT_FALSE(Has(page, "src=")) << page;
-  EXPECT_FALSE(Has(page, "http://")) << page;
-  EXPECT_FALSE(Has(page, "https://")) << page;
-  EXPECT_FALSE(Has(page, "<link")) << page;
+  testing::ExpectPageParts(page, {}, {"src=", "http://", "https://", "<link"});
 }
 
 TEST(StatusPageTest, RefreshesAndFitsAPhone) {
   std::string page = RenderOf(ViolatedState(), Leader());
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_TRUE(Has(page, "<meta http-equiv=\"refresh\" content=\"5\">"));
-  EXPECT_TRUE(
-      Has(page, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"));
-  EXPECT_TRUE(Has(page, "<meta charset=\"utf-8\">"));
-  EXPECT_TRUE(Has(page, "<style>"));
+  testing::ExpectPageParts(
+      page, {"<meta http-equiv=\"refresh\" content=\"5\">",
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+             "<meta charset=\"utf-8\">", "<style>"});
   for (const char* link :
        {"<a href=\"/metrics\">/metrics</a>", "<a href=\"/api/invariants\">/api/invariants</a>",
         "<a href=\"/api/locks\">/api/locks</a>"}) {
@@ -221,62 +164,48 @@ TEST(StatusPageTest, RefreshesAndFitsAPhone) {
 
 TEST(StatusPageTest, BlockingForestAsATree) {
   std::string page = RenderOf(ViolatedState(), Leader());
-  EXPECT_TRUE(Has(page,
-                  "<strong>2 waiting</strong>, longest 7.5s, deepest chain 1, most behind "
-                  "one root 2"))
-      << page;
-  EXPECT_TRUE(Has(page,
-                  "<div class=\"node root\"><strong>root pid <span "
-                  "class=\"pid\">4242</span></strong> <span class=\"state idle\">idle in "
-                  "transaction for 1m 20s</span> &middot; transaction open 1m 35s"))
-      << page;
-  EXPECT_TRUE(Has(page, "holds up 2 (2 directly)")) << page;
+  testing::ExpectPageParts(
+      page, {"<strong>2 waiting</strong>, longest 7.5s, deepest chain 1, most behind "
+             "one root 2",
+             "<div class=\"node root\"><strong>root pid <span "
+             "class=\"pid\">4242</span></strong> <span class=\"state idle\">idle in "
+             "transaction for 1m 20s</span> &middot; transaction open 1m 35s",
+             "holds up 2 (2 directly)"});
   // Both waiters are drawn beneath the root, one level in, with the hot row.
   size_t root = page.find("root pid <span class=\"pid\">4242");
   size_t nested = page.find("<ul><li><div class=\"node\"><strong>pid <span class=\"pid\">4243");
   ASSERT_NE(nested, std::string::npos) << page;
   EXPECT_LT(root, nested);
-  EXPECT_TRUE(Has(page,
-                  "<strong>pid <span class=\"pid\">4243</span></strong> waits "
-                  "<strong>7.5s</strong> &middot; transactionid ShareLock on seats &middot; "
-                  "row <code class=\"row\">seats(event_id=1, seat=A1)</code>"))
-      << page;
-  EXPECT_TRUE(Has(page,
-                  "<strong>pid <span class=\"pid\">4244</span></strong> waits "
-                  "<strong>6.0s</strong> &middot; tuple ExclusiveLock on seats"))
-      << page;
-  EXPECT_TRUE(Has(page,
-                  "<td><code class=\"row\">seats(event_id=1, seat=A1)</code></td><td "
-                  "class=\"num\">2</td>"))
-      << page;
-  EXPECT_TRUE(Has(page, "<code>UPDATE seats SET status = $1 WHERE seat = $2</code>")) << page;
+  testing::ExpectPageParts(
+      page, {"<strong>pid <span class=\"pid\">4243</span></strong> waits "
+             "<strong>7.5s</strong> &middot; transactionid ShareLock on seats &middot; "
+             "row <code class=\"row\">seats(event_id=1, seat=A1)</code>",
+             "<strong>pid <span class=\"pid\">4244</span></strong> waits "
+             "<strong>6.0s</strong> &middot; tuple ExclusiveLock on seats",
+             "<td><code class=\"row\">seats(event_id=1, seat=A1)</code></td><td "
+             "class=\"num\">2</td>",
+             "<code>UPDATE seats SET status = $1 WHERE seat = $2</code>"});
 }
 
 TEST(StatusPageTest, HoldsCleanupAndCheckHealth) {
   std::string page = RenderOf(ViolatedState(), Leader());
-  EXPECT_TRUE(Has(page,
-                  "<tr><th>expired holds (backlog)</th><td><strong>3</strong> (the oldest "
-                  "expired 2m 05s ago)</td></tr>"))
-      << page;
-  EXPECT_TRUE(Has(page, "<tr><th>active holds</th><td>7</td></tr>")) << page;
-  EXPECT_TRUE(Has(page, "<tr><th>payments lapsed</th><td>2</td></tr>")) << page;
-  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">LEADER</span>")) << page;
-  EXPECT_TRUE(Has(page,
-                  "<tr><th>last run</th><td>2026-12-01 17:43:02 UTC (20.0s ago): <span "
-                  "class=\"badge ok\">ok</span>, freed 3</td></tr>"))
-      << page;
-  EXPECT_TRUE(Has(page, "<tr><th>batches</th><td>ok 4, lock_timeout 1, error 0</td></tr>")) << page;
-  EXPECT_TRUE(Has(page, "<tr><th>freed since start</th><td>12</td></tr>")) << page;
-  EXPECT_FALSE(Has(page, "DRY RUN")) << page;
-  EXPECT_TRUE(Has(page,
-                  "<tr><td><code>event_inventory</code></td><td><span class=\"badge "
-                  "violated\">failed</span> timeout<br><span class=\"err\">canceling "
-                  "statement due to statement timeout</span></td><td>2026-12-01 17:40:10 "
-                  "UTC (3m 12s ago)</td>"))
-      << page;
-  EXPECT_TRUE(Has(page, "<td>timeout 2</td>")) << page;
-  EXPECT_TRUE(Has(page, "<tr><td><code>locks</code></td><td><span class=\"badge ok\">ok</span>"))
-      << page;
+  testing::ExpectPageParts(
+      page,
+      {"<tr><th>expired holds (backlog)</th><td><strong>3</strong> (the oldest "
+       "expired 2m 05s ago)</td></tr>",
+       "<tr><th>active holds</th><td>7</td></tr>", "<tr><th>payments lapsed</th><td>2</td></tr>",
+       "<span class=\"badge ok\">LEADER</span>",
+       "<tr><th>last run</th><td>2026-12-01 17:43:02 UTC (20.0s ago): <span "
+       "class=\"badge ok\">ok</span>, freed 3</td></tr>",
+       "<tr><th>batches</th><td>ok 4, lock_timeout 1, error 0</td></tr>",
+       "<tr><th>freed since start</th><td>12</td></tr>",
+       "<tr><td><code>event_inventory</code></td><td><span class=\"badge "
+       "violated\">failed</span> timeout<br><span class=\"err\">canceling "
+       "statement due to statement timeout</span></td><td>2026-12-01 17:40:10 "
+       "UTC (3m 12s ago)</td>",
+       "<td>timeout 2</td>",
+       "<tr><td><code>locks</code></td><td><span class=\"badge ok\">ok</span>"},
+      {"DRY RUN"});
 }
 
 TEST(StatusPageTest, ADryRunSaysWhatItWouldHaveFreed) {
@@ -284,10 +213,10 @@ TEST(StatusPageTest, ADryRunSaysWhatItWouldHaveFreed) {
   status.dry_run = true;
   std::string page =
       RenderOf(ViolatedState(), std::make_shared<const cleanup::CleanupStatus>(status));
-  EXPECT_TRUE(Has(page, "<span class=\"badge warn\">DRY RUN</span>")) << page;
-  EXPECT_TRUE(Has(page, "<span class=\"badge ok\">ok</span>, would have freed 3</td></tr>"))
-      << page;
-  EXPECT_TRUE(Has(page, "<tr><th>would have freed since start</th><td>12</td></tr>")) << page;
+  testing::ExpectPageParts(page,
+                           {"<span class=\"badge warn\">DRY RUN</span>",
+                            "<span class=\"badge ok\">ok</span>, would have freed 3</td></tr>",
+                            "<tr><th>would have freed since start</th><td>12</td></tr>"});
 }
 
 TEST(StatusPageTest, AllOkAndNothingWaiting) {
@@ -295,15 +224,13 @@ TEST(StatusPageTest, AllOkAndNothingWaiting) {
   metrics::CheckOutput booking = *state.checks[0].output;
   booking.invariants[0].violations = {{{{"event_id", "3"}}, 0}};
   state.checks[0].output = std::make_shared<const metrics::CheckOutput>(booking);
-  metrics::CheckOutput quiet;
-  quiet.facts = std::make_shared<const locks::LockPoll>();
-  state.checks[1].output = std::make_shared<const metrics::CheckOutput>(quiet);
+  state.checks[1].output = std::make_shared<const metrics::CheckOutput>(
+      testing::LocksOutput(std::make_shared<const locks::LockPoll>()));
   std::string page = RenderOf(state, nullptr);
-  EXPECT_TRUE(Has(page, "<title>seatwatch: OK</title>")) << page;
-  EXPECT_TRUE(Has(page, "<h1>OK: all 2 invariants hold</h1>")) << page;
-  EXPECT_TRUE(Has(page, "No session waits on a lock.")) << page;
-  EXPECT_FALSE(Has(page, "VIOLATED")) << page;
-  EXPECT_TRUE(Has(page, "The cleanup's status is not known.")) << page;
+  testing::ExpectPageParts(page,
+                           {"<title>seatwatch: OK</title>", "<h1>OK: all 2 invariants hold</h1>",
+                            "No session waits on a lock.", "The cleanup's status is not known."},
+                           {"VIOLATED"});
 }
 
 TEST(StatusPageTest, FailingChecksGiveUnknownWithTheReason) {
@@ -317,26 +244,29 @@ TEST(StatusPageTest, FailingChecksGiveUnknownWithTheReason) {
   }
   cleanup::CleanupStatus off;
   std::string page = RenderOf(state, std::make_shared<const cleanup::CleanupStatus>(off));
-  EXPECT_TRUE(Has(page, "<title>seatwatch: UNKNOWN</title>")) << page;
-  EXPECT_TRUE(Has(page, "<h1>UNKNOWN: 2 of 2 invariants without a verdict</h1>")) << page;
-  EXPECT_TRUE(Has(page, "<strong>database UNREACHABLE</strong>")) << page;
-  EXPECT_TRUE(Has(page,
-                  "check booking_reconciliation failed: connection: could not connect to "
-                  "server"))
-      << page;
-  EXPECT_TRUE(Has(page,
-                  "No lock data: the last run failed: connection: could not connect to "
-                  "server"))
-      << page;
-  EXPECT_TRUE(Has(page, "Cleanup is <strong>off</strong>")) << page;
+  testing::ExpectPageParts(
+      page,
+      {"<title>seatwatch: UNKNOWN</title>", "<h1>UNKNOWN: 2 of 2 invariants without a verdict</h1>",
+       "<strong>database UNREACHABLE</strong>",
+       "check booking_reconciliation failed: connection: could not connect to "
+       "server",
+       "No lock data: the last run failed: connection: could not connect to "
+       "server"});
+  // The cleanup is off (not configured): its part is left out, the holds
+  // check (configured, failing) stays.
+  testing::ExpectPageParts(page, {"No holds data: the last run failed: connection"},
+                           {"<h3>Cleanup</h3>"});
 }
 
 TEST(StatusPageTest, BeforeTheFirstPoll) {
   PageModel model = BuildPageModel(metrics::Snapshot{}, nullptr, kNow);
   std::string page = RenderStatusPage(model);
-  EXPECT_TRUE(Has(page, "<title>seatwatch: UNKNOWN</title>")) << page;
-  EXPECT_TRUE(Has(page, "<h1>UNKNOWN: no poll yet</h1>")) << page;
-  EXPECT_TRUE(Has(page, "No lock data: the locks check is disabled")) << page;
+  testing::ExpectPageParts(page,
+                           {"<title>seatwatch: UNKNOWN</title>", "<h1>UNKNOWN: no poll yet</h1>"});
+  // Nothing is known to be configured yet: no locks, holds or cleanup part.
+  for (const char* id : {"id=\"locks\"", "id=\"holds\"", "id=\"summary\""}) {
+    EXPECT_FALSE(Has(page, id)) << id << "\n" << page;
+  }
 }
 
 TEST(StatusPageTest, LongListsAreCutAndCounted) {
@@ -354,8 +284,8 @@ TEST(StatusPageTest, LongListsAreCutAndCounted) {
   EXPECT_EQ(model.invariants[0].detail->rows.size(), kShownDetailRows);
   EXPECT_TRUE(model.invariants[0].detail->truncated);
   std::string page = RenderStatusPage(model);
-  EXPECT_TRUE(Has(page, "50 offending rows across 25 keys")) << page;
-  EXPECT_TRUE(Has(page, "and 15 more keys: see <a href=\"/api/invariants\">")) << page;
+  testing::ExpectPageParts(page, {"50 offending rows across 25 keys",
+                                  "and 15 more keys: see <a href=\"/api/invariants\">"});
 }
 
 // An incremental check in full mode says why when the feed said (its
@@ -368,8 +298,9 @@ TEST(StatusPageTest, AnIncrementalCheckSaysWhyItRunsFullPasses) {
   state.checks[0].incremental = status;
   metrics::Snapshot snapshot = metrics::BuildSnapshot(state);
   std::string page = RenderStatusPage(BuildPageModel(snapshot, nullptr, kNow));
-  EXPECT_TRUE(Has(page, "full (coverage lost: table public.tickets is not in publication "
-                        "seatwatch)"))
+  EXPECT_TRUE(Has(page,
+                  "full (coverage lost: table public.tickets is not in publication "
+                  "seatwatch)"))
       << page;
   EXPECT_TRUE(Has(snapshot.invariants_json,
                   "\"mode_reason\":\"coverage lost: table public.tickets is not in "
@@ -379,25 +310,26 @@ TEST(StatusPageTest, AnIncrementalCheckSaysWhyItRunsFullPasses) {
 
 metrics::PollState WithLocks(std::shared_ptr<const locks::LockPoll> poll) {
   metrics::PollState state = ViolatedState();
-  metrics::CheckOutput output;
-  output.facts = std::move(poll);
-  state.checks[1].output = std::make_shared<const metrics::CheckOutput>(output);
+  state.checks[1].output =
+      std::make_shared<const metrics::CheckOutput>(testing::LocksOutput(std::move(poll)));
   return state;
 }
 
 TEST(StatusPageTest, CyclesAndEndedBlockersAreShownApart) {
   auto poll = std::make_shared<locks::LockPoll>();
   for (int pid : {501, 502, 601}) poll->sessions[pid] = Session(pid, "active", "booking-api");
-  poll->waits[501] = Wait(501, "transactionid", {502}, 3);
-  poll->waits[502] = Wait(502, "transactionid", {501}, 2);
-  poll->waits[601] = Wait(601, "transactionid", {999}, 4);  // 999 ended before the read
+  poll->waits[501] = testing::LockWait(501, "transactionid", {502}, 3);
+  poll->waits[502] = testing::LockWait(502, "transactionid", {501}, 2);
+  // 999 ended before the read.
+  poll->waits[601] = testing::LockWait(601, "transactionid", {999}, 4);
   poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), {501, 502, 601});
   ASSERT_EQ(poll->forest.cycles.size(), 1u);
   ASSERT_EQ(poll->forest.unattributed.size(), 1u);
   std::string page = RenderOf(WithLocks(poll), nullptr);
-  EXPECT_TRUE(Has(page, "<h3>Wait cycle (a deadlock not yet detected): 501 502</h3>")) << page;
-  EXPECT_TRUE(Has(page, "<h3>Waiting, blocker ended meanwhile</h3>")) << page;
-  EXPECT_TRUE(Has(page, "pid <span class=\"pid\">601</span></strong> waits <strong>4.0s")) << page;
+  testing::ExpectPageParts(page,
+                           {"<h3>Wait cycle (a deadlock not yet detected): 501 502</h3>",
+                            "<h3>Waiting, blocker ended meanwhile</h3>",
+                            "pid <span class=\"pid\">601</span></strong> waits <strong>4.0s"});
 }
 
 TEST(StatusPageTest, AHugePileUpIsDrawnUpToTheCap) {
@@ -406,16 +338,16 @@ TEST(StatusPageTest, AHugePileUpIsDrawnUpToTheCap) {
   std::set<int> live = {1};
   for (int pid = 2; pid <= 251; ++pid) {
     poll->sessions[pid] = Session(pid, "active", "booking-api");
-    poll->waits[pid] = Wait(pid, "transactionid", {1}, 1);
+    poll->waits[pid] = testing::LockWait(pid, "transactionid", {1}, 1);
     live.insert(pid);
   }
   poll->forest = locks::BuildForest(locks::ToWaiters(poll->waits), live);
   std::string page = RenderOf(WithLocks(poll), nullptr);
-  EXPECT_TRUE(Has(page, "holds up 250 (250 directly)")) << page;
-  EXPECT_TRUE(Has(page, "pid <span class=\"pid\">200</span>")) << page;
-  EXPECT_FALSE(Has(page, "pid <span class=\"pid\">201</span>")) << page;
-  EXPECT_TRUE(Has(page, "51 more sessions not drawn: see <a href=\"/api/locks\">/api/locks</a>"))
-      << page;
+  testing::ExpectPageParts(
+      page,
+      {"holds up 250 (250 directly)", "pid <span class=\"pid\">200</span>",
+       "51 more sessions not drawn: see <a href=\"/api/locks\">/api/locks</a>"},
+      {"pid <span class=\"pid\">201</span>"});
   EXPECT_LT(page.size(), 200u << 10);
 }
 
