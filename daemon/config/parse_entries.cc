@@ -82,6 +82,28 @@ void ParseInvariants(TableReader& reader, QueryConfig& query) {
   query.invariants = invariants;
 }
 
+// Each string of `table`, the value of `leaf` (detail_sql, invariant_help):
+// a table whose keys are this entry's invariants. Calls
+// take(invariant, text, where, qualified key) and records where each was.
+template <typename Take>
+void ForEachInvariantString(TableReader& reader, QueryConfig& query, const std::string& leaf,
+                            const toml::table& table, Take take) {
+  const std::string key = reader.Qualified(leaf);
+  for (auto&& [name_key, item] : table) {
+    std::string invariant(name_key.str());
+    Location where = LocationOf(reader.file(), name_key.source());
+    RequireLength(where, key, invariant, kMaxNameLength, "a key");
+    const std::string item_key = key + "." + invariant;
+    if (std::find(query.invariants.begin(), query.invariants.end(), invariant) ==
+        query.invariants.end()) {
+      Fail(where, item_key, "is not one of this entry's invariants");
+    }
+    if (!item.is_string()) Fail(where, item_key, "must be a string");
+    take(invariant, *item.template value<std::string>(), where, item_key);
+    query.keys[leaf + "." + invariant] = where;
+  }
+}
+
 // detail_sql: a file, or a table of invariant = file with invariant_column.
 void ParseDetailSql(TableReader& reader, QueryConfig& query) {
   const toml::node* node = reader.Find("detail_sql");
@@ -98,20 +120,12 @@ void ParseDetailSql(TableReader& reader, QueryConfig& query) {
     Fail(reader.Where(*node), key,
          "must be a table of invariant = \"file.sql\" when the entry feeds several invariants");
   }
-  for (auto&& [name_key, item] : *table) {
-    std::string invariant(name_key.str());
-    Location where = LocationOf(reader.file(), name_key.source());
-    RequireLength(where, key, invariant, kMaxNameLength, "a key");
-    const std::string item_key = key + "." + invariant;
-    if (std::find(query.invariants.begin(), query.invariants.end(), invariant) ==
-        query.invariants.end()) {
-      Fail(where, item_key, "is not one of this entry's invariants");
-    }
-    if (!item.is_string()) Fail(where, item_key, "must be a string");
-    query.detail_sql_path[invariant] = ResolvePath(
-        reader.file(), RequirePath(where, item_key, *item.value<std::string>()));
-    query.keys["detail_sql." + invariant] = where;
-  }
+  ForEachInvariantString(reader, query, "detail_sql", *table,
+                         [&](const std::string& invariant, const std::string& file,
+                             const Location& where, const std::string& item_key) {
+                           query.detail_sql_path[invariant] =
+                               ResolvePath(reader.file(), RequirePath(where, item_key, file));
+                         });
 }
 
 // What a person reads next to a violated invariant: its own help text
@@ -119,25 +133,19 @@ void ParseDetailSql(TableReader& reader, QueryConfig& query) {
 // and its runbook entry (runbook_url).
 void ParseInvariantGuidance(TableReader& reader, QueryConfig& query) {
   if (const toml::table* table = reader.Table("invariant_help")) {
-    const std::string key = reader.Qualified("invariant_help");
-    for (auto&& [name_key, item] : *table) {
-      std::string invariant(name_key.str());
-      Location where = LocationOf(reader.file(), name_key.source());
-      RequireLength(where, key, invariant, kMaxNameLength, "a key");
-      const std::string item_key = key + "." + invariant;
-      if (std::find(query.invariants.begin(), query.invariants.end(), invariant) ==
-          query.invariants.end()) {
-        Fail(where, item_key, "is not one of this entry's invariants");
-      }
-      if (!item.is_string()) Fail(where, item_key, "must be a string");
-      std::string text = *item.value<std::string>();
-      RequireLength(where, item_key, text, reader.Spec("help").max_length);
-      if (HasControlCharacter(text, "\n\t")) {
-        Fail(where, item_key, "must not contain control characters other than line breaks and tabs");
-      }
-      query.invariant_help[invariant] = std::move(text);
-      query.keys["invariant_help." + invariant] = where;
-    }
+    const size_t max_length = reader.Spec("help").max_length;
+    ForEachInvariantString(reader, query, "invariant_help", *table,
+                           [&](const std::string& invariant, const std::string& text,
+                               const Location& where, const std::string& item_key) {
+                             RequireLength(where, item_key, text, max_length);
+                             // As `help`: the page escapes line breaks and tabs.
+                             if (HasControlCharacter(text, "\n\t")) {
+                               Fail(where, item_key,
+                                    "must not contain control characters other than line "
+                                    "breaks and tabs");
+                             }
+                             query.invariant_help[invariant] = text;
+                           });
   }
   if (auto url = reader.LimitedString("runbook_url")) {
     const Location& where = query.KeyLocation("runbook_url");
