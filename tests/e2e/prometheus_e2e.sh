@@ -12,8 +12,8 @@
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
-# shellcheck source=tests/e2e/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/support/seatwatch_harness.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/seatwatch_harness.sh"
 begin_e2e prom sw_prom_e2e
 trap end_e2e EXIT
 

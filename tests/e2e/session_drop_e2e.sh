@@ -11,8 +11,8 @@
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
 
-# shellcheck source=tests/e2e/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/support/seatwatch_harness.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/seatwatch_harness.sh"
 begin_e2e drop sw_drop_e2e
 role=sw_drop_monitor
 cleanup() {

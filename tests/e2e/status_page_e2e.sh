@@ -18,8 +18,8 @@
 # the work folder).
 set -euo pipefail
 
-# shellcheck source=tests/e2e/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/support/seatwatch_harness.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/seatwatch_harness.sh"
 begin_e2e page sw_page_e2e
 trap end_e2e EXIT
 artifacts=${SEATWATCH_ARTIFACT_DIR:-$work}

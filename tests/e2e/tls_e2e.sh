@@ -34,8 +34,8 @@ sw_pid=""
 cleanup() { end_e2e; }
 trap cleanup EXIT
 
-# shellcheck source=tests/e2e/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/support/seatwatch_harness.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/seatwatch_harness.sh"
 
 for tool in openssl curl htpasswd prometheus; do
   command -v "$tool" > /dev/null || fail "$tool is not installed (scripts/lib/deps.sh)"

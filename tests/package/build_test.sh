@@ -3,8 +3,8 @@
 # scripts/test's, before CTest): seatwatch_<version>_<arch>.deb, with the
 # project's version and a stripped binary.
 set -euo pipefail
-# shellcheck source=tests/package/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/package/package_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_lib.sh"
 
 rm -rf "$pkg_dir"
 # The binary, the generated files (packaged config, changelog.gz, man page),

@@ -11,8 +11,8 @@
 # extracted tree (said so in the output).
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BUILD_DIR (set by CTest).
 set -euo pipefail
-# shellcheck source=tests/package/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/package/package_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_lib.sh"
 need_deb
 
 src=${SEATWATCH_SOURCE_DIR:?}

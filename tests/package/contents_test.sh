@@ -3,8 +3,8 @@
 # an SRE looks for, the conffiles, and Depends computed by dpkg-shlibdeps
 # from the binary's libraries plus libssl-dev for CivetWeb's TLS.
 set -euo pipefail
-# shellcheck source=tests/package/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/package/package_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_lib.sh"
 need_deb
 
 listing=$(dpkg-deb -c "$deb")

@@ -2,8 +2,8 @@
 # lintian (Debian's own package checker) finds no error in the package; its
 # warnings and notes are printed for a person to read.
 set -euo pipefail
-# shellcheck source=tests/package/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/package/package_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_lib.sh"
 need_deb
 
 out=$(lintian --display-info --fail-on none "$deb" 2>&1) || true

@@ -13,10 +13,10 @@
 # trace here.
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BUILD_DIR (set by CTest).
 set -euo pipefail
-# shellcheck source=tests/package/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=tests/e2e/lib.sh
-source "${SEATWATCH_SOURCE_DIR:?}/tests/e2e/lib.sh"
+# shellcheck source=tests/package/package_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_lib.sh"
+# shellcheck source=tests/support/seatwatch_harness.sh
+source "${SEATWATCH_SOURCE_DIR:?}/tests/support/seatwatch_harness.sh"
 need_deb
 
 pgdir=${TEST_PG_DIR:?}

@@ -9,8 +9,8 @@
 # verification proves nothing. Then the settings the daemon depends on are
 # checked as written: Type=notify, the watchdog, the hardening.
 set -euo pipefail
-# shellcheck source=tests/package/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/package/package_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_lib.sh"
 need_deb
 
 work=$(mktemp -d /tmp/seatwatch-pkg-units.XXXXXX)

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Helpers shared by the end-to-end scripts: sourced, never run.
+# The shell harness, shared by the end-to-end and package scripts: sourced,
+# never run.
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
