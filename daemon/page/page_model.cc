@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "page/check_facts.h"
+#include "checks/lock_check.h"
 
 namespace seatwatch::page {
 
@@ -86,15 +86,16 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
       if (model.invariants.back().verdict == Verdict::kUnknown) ++model.unknown;
     }
     model.checks.push_back(check);
-    CheckFacts facts = check.output ? FactsOf(*check.output) : CheckFacts{};
-    if (facts.lock_poll) {
-      model.locks = facts.lock_poll;
+    auto lock_poll = check.output ? checks::LockPollOf(*check.output) : nullptr;
+    if (lock_poll) {
+      model.locks = std::move(lock_poll);
       locks_check = &check;
     } else if (check.name == "locks" && !locks_check) {
       locks_check = &check;
     }
-    if (facts.holds) {
-      model.holds = facts.holds;
+    const checks::HoldsCounts* holds = check.output ? checks::HoldsOf(*check.output) : nullptr;
+    if (holds) {
+      model.holds = *holds;
       holds_check = &check;
     } else if (check.name == "holds" && !holds_check) {
       holds_check = &check;

@@ -22,13 +22,8 @@ std::string ViolatedLine(const InvariantView& view) {
 }
 
 void AddBlocking(std::vector<SummaryLine>& lines, const locks::LockPoll& poll) {
-  std::vector<int> roots;
-  for (int pid : poll.forest.roots) {
-    if (poll.forest.nodes.at(pid).blocked_total > 0) roots.push_back(pid);
-  }
-  std::stable_sort(roots.begin(), roots.end(), [&poll](int a, int b) {
-    return poll.forest.nodes.at(a).blocked_total > poll.forest.nodes.at(b).blocked_total;
-  });
+  // The forest's roots each block someone, most blocked first.
+  const std::vector<int>& roots = poll.forest.roots;
   for (size_t i = 0; i < roots.size() && i < kSummaryRoots; ++i) {
     int pid = roots[i];
     std::string text = Plural("session", poll.forest.nodes.at(pid).blocked_total) +
