@@ -12,6 +12,11 @@ namespace seatwatch::app {
 // entry's SQL is also run with LIMIT 0 to prove its columns. 0 or 2.
 int CheckConfigCommand(const config::Config& config);
 
+// --print-sql: the SQL of every entry, or of the check or invariant `name`
+// (empty: all), as the daemon runs it; no database. 0, or 2 for an unknown
+// name.
+int PrintSqlCommand(const config::Config& config, const std::string& name);
+
 // --once: every check once, a report on stdout. 0, 1 or 3.
 int OnceCommand(const config::Config& config, const std::string& version);
 

@@ -39,6 +39,15 @@ Args ParseArgs(const std::vector<std::string>& argv) {
     } else if (arg == "--check-config") {
       no_value();
       args.check_config = true;
+    } else if (arg == "--print-sql") {
+      // NAME is optional: the next argument, unless it is another flag.
+      if (inline_value) {
+        args.print_sql = *inline_value;
+      } else if (i + 1 < argv.size() && argv[i + 1].rfind("-", 0) != 0) {
+        args.print_sql = argv[++i];
+      } else {
+        args.print_sql = "";
+      }
     } else if (arg == "--once") {
       no_value();
       args.once = true;
@@ -52,14 +61,15 @@ Args ParseArgs(const std::vector<std::string>& argv) {
       throw UsageError("unknown argument \"" + argv[i] + "\"");
     }
   }
-  if (args.check_config && args.once) {
-    throw UsageError("--check-config and --once cannot be combined");
+  if (args.check_config + args.once + args.print_sql.has_value() > 1) {
+    throw UsageError("--check-config, --once and --print-sql cannot be combined");
   }
   return args;
 }
 
 std::string UsageText() {
-  return "usage: seatwatch [--config PATH] [--check-config | --once] [--listen HOST:PORT]\n"
+  return "usage: seatwatch [--config PATH] [--check-config | --once | --print-sql [NAME]]\n"
+         "                 [--listen HOST:PORT]\n"
          "                 [--log-level debug|info|warn|error] [--version] [--help]\n"
          "\n"
          "Watches a PostgreSQL booking database: runs invariant checks on a schedule\n"
@@ -69,6 +79,8 @@ std::string UsageText() {
          "  --check-config     validate the config (and, if the database is reachable,\n"
          "                     each query's columns) and exit\n"
          "  --once             run every check once, print a report, exit\n"
+         "  --print-sql [NAME] print the SQL each check runs (full pass, scoped pass,\n"
+         "                     detail), of one check or invariant with NAME, and exit\n"
          "  --listen HOST:PORT override [http] listen\n"
          "  --log-level LEVEL  override log_level\n"
          "\n"

@@ -11,6 +11,8 @@ struct Args {
   std::optional<std::string> config_path;
   bool check_config = false;
   bool once = false;
+  // --print-sql [NAME]: "" for every entry, else a check or an invariant.
+  std::optional<std::string> print_sql;
   std::optional<std::string> listen;
   std::optional<std::string> log_level;
   bool version = false;

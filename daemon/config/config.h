@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "declare/declaration.h"
+
 namespace seatwatch::config {
 
 using Millis = std::chrono::milliseconds;
@@ -100,10 +102,37 @@ struct QueryConfig {
   // True once the SQL files are read (LoadConfig, LoadSqlFiles); after
   // ParseConfig alone, scoped_sql_path says whether the entry asked for it.
   bool incremental() const { return !scoped_sql.empty(); }
+  // Whether the entry asked for incremental mode, before or after the SQL
+  // files are read.
+  bool AsksIncremental() const { return !scoped_sql_path.empty() || !scoped_sql.empty(); }
+
+  // Compiled from declarations ([[invariant]] entries with `kind`): the SQL
+  // is generated, not read; `declared` names each invariant's kind.
+  bool compiled = false;
+  std::map<std::string, std::string> declared;  // invariant -> kind
+  std::string not_incremental;                   // why a compiled check runs full passes only
 
   Location where;                         // the [[...]] header
   std::map<std::string, Location> keys;   // each key as written
   const Location& KeyLocation(const std::string& key) const;
+};
+
+// One [[invariant]] entry with `kind`, as parsed: the declaration and what
+// the daemon needs beside it. CompileDeclarations lowers the entries of each
+// check into one QueryConfig.
+struct DeclaredEntry {
+  declare::Declaration declaration;
+  std::string check;  // default: the invariant's name
+  std::string help;
+  std::string runbook_url;
+  std::optional<Millis> interval;
+  std::optional<int> max_rows;
+  std::string detail_sql_path;  // resolved; empty: the compiled detail query
+  Location where;                        // the [[invariant]] header
+  std::map<std::string, Location> keys;  // "kind", "rows.where", ...
+  // Where `field` ("rows.columns") was written: the key, else its table,
+  // else the entry's header.
+  const Location& FieldLocation(const std::string& field) const;
 };
 
 struct LocksConfig {
@@ -178,6 +207,7 @@ struct Config {
   HttpConfig http;
   PollConfig poll;
   std::vector<QueryConfig> queries;
+  std::vector<DeclaredEntry> declared;  // compiled into `queries` when parsed
   LocksConfig locks;
   HoldsConfig holds;
   CleanupConfig cleanup;

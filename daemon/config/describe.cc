@@ -30,7 +30,7 @@ std::string ReadOnlySessionAttrs(const std::string& dsn, const DatabaseConfig& d
 std::vector<std::string> DescribeIncremental(const Config& config) {
   std::vector<std::string> lines;
   bool any = false;
-  for (const auto& query : config.queries) any = any || !query.scoped_sql_path.empty();
+  for (const auto& query : config.queries) any = any || query.AsksIncremental();
   const ChangesConfig& changes = config.changes;
   if (changes.enabled) {
     lines.push_back("changes: enabled, dsn " + db::MaskDsn(config.ChangesDsn()) +
@@ -41,14 +41,18 @@ std::vector<std::string> DescribeIncremental(const Config& config) {
     lines.push_back("changes: enabled = false: incremental entries run full passes at their interval");
   }
   for (const auto& query : config.queries) {
-    if (query.scoped_sql_path.empty()) continue;
+    if (!query.not_incremental.empty()) {
+      lines.push_back("invariant " + query.name + ": full passes only (" + query.not_incremental + ")");
+      continue;
+    }
+    if (!query.AsksIncremental()) continue;
     std::string tables;
     for (const auto& [table, column] : query.tables) {
       tables += (tables.empty() ? "" : ", ") + table + "." + column;
     }
     const char* section = query.kind == QueryConfig::Kind::kInvariant ? "invariant" : "metric";
     lines.push_back(std::string(section) + " " + query.name + ": incremental (key " + query.key +
-                    "; tables " + tables + "; scoped_sql " + query.scoped_sql_path +
+                    "; tables " + tables + "; scoped_sql " + (query.compiled ? std::string("compiled") : query.scoped_sql_path) +
                     (query.expiry_column.empty() ? "" : "; expiry_column " + query.expiry_column) + ")");
   }
   return lines;

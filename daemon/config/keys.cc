@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "config/names.h"
+#include "declare/kind_sql.h"
+#include "declare/sql_expression.h"
 #include "util/duration.h"
 
 namespace seatwatch::config {
@@ -83,6 +85,32 @@ KeySpec Choice(KeySpec spec, std::vector<std::string> allowed) {
 
 const QueryConfig& Entry(const Config& config) { return config.queries.at(0); }
 
+// The keys only an [[invariant]] with `kind` takes (parse_declarations.cc).
+void AddDeclaredKeys(std::vector<KeySpec>& keys) {
+  using K = KeyType;
+  auto add = [&keys](KeySpec spec) { keys.push_back(std::move(spec)); };
+  add(Choice(Plain("invariant.kind", K::kString), declare::KindNames()));
+  add(Limited(Plain("invariant.check", K::kString), kMaxNameLength));
+  add(Plain("invariant.rows", K::kSection));
+  add(Plain("invariant.rows.table", K::kString));
+  add(Plain("invariant.rows.columns", K::kStringArray));
+  add(Limited(Plain("invariant.rows.where", K::kString), declare::kMaxExpressionLength));
+  add(Limited(Plain("invariant.rows.sum", K::kString), declare::kMaxExpressionLength));
+  add(Plain("invariant.rows.expires", K::kString));
+  add(Plain("invariant.in", K::kSection));
+  add(Plain("invariant.in.table", K::kString));
+  add(Plain("invariant.in.columns", K::kStringArray));
+  add(Limited(Plain("invariant.in.where", K::kString), declare::kMaxExpressionLength));
+  add(Plain("invariant.limit", K::kNumberOrSection));
+  add(Plain("invariant.limit.table", K::kString));
+  add(Plain("invariant.limit.columns", K::kStringArray));
+  add(Plain("invariant.limit.column", K::kString));
+  add(Plain("invariant.table", K::kString));
+  add(Plain("invariant.columns", K::kStringArray));
+  add(Plain("invariant.column", K::kString));
+  add(Limited(Plain("invariant.condition", K::kString), declare::kMaxExpressionLength));
+}
+
 // The keys of one [[invariant]] or [[metric]] entry; `prefix` is either.
 void AddEntryKeys(const std::string& prefix, std::vector<KeySpec>& keys) {
   const std::string p = prefix + ".";
@@ -104,8 +132,9 @@ void AddEntryKeys(const std::string& prefix, std::vector<KeySpec>& keys) {
     keys.push_back(Plain(p + "invariants", KeyType::kStringArray));
     keys.push_back(Plain(p + "invariant_help", KeyType::kTable));
     keys.push_back(Limited(Plain(p + "runbook_url", KeyType::kString), kMaxHelpLength));
+    AddDeclaredKeys(keys);
   }
-  keys.push_back(Plain(p + "key", KeyType::kString));
+  keys.push_back(Plain(p + "key", prefix == "invariant" ? KeyType::kStringOrArray : KeyType::kString));
   keys.push_back(Plain(p + "tables", KeyType::kTable));
   keys.push_back(Plain(p + "scoped_sql", KeyType::kPath));
   keys.push_back(Plain(p + "expiry_column", KeyType::kString));

@@ -25,6 +25,8 @@ enum class KeyType {
   kSection,      // a table of keys of this table: [database], [http.basic_auth]
   kEntryTables,  // written as [[name]], one table per entry
   kStringOrTable,
+  kStringOrArray,    // one string or a list of them (a declared key)
+  kNumberOrSection,  // a number, or a table of keys of this table (at_most's limit)
 };
 
 struct KeySpec {

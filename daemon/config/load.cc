@@ -80,7 +80,9 @@ std::string TrimSql(std::string sql) {
 void LoadSqlFiles(Config& config) {
   for (auto& query : config.queries) {
     const char* section = query.kind == QueryConfig::Kind::kInvariant ? "invariant" : "metric";
-    query.sql = ReadSql(query.sql_path, query.KeyLocation("sql"), std::string(section) + ".sql");
+    if (!query.compiled) {
+      query.sql = ReadSql(query.sql_path, query.KeyLocation("sql"), std::string(section) + ".sql");
+    }
     for (const auto& [invariant, file] : query.detail_sql_path) {
       std::string key = query.invariant_column.empty() ? "detail_sql" : "detail_sql." + invariant;
       query.detail_sql[invariant] =

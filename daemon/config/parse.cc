@@ -28,8 +28,16 @@ Config ParseConfig(std::string_view toml_text, const std::string& path) {
     root = toml::parse(toml_text, path);
   } catch (const toml::parse_error& e) {
     Location where = LocationOf(path, e.source());
+    std::string description(e.description());
+    // TOML 1.0 inline tables are one line; a declaration's rows = { ... }
+    // grows long enough to be broken, and toml++ says only what it saw.
+    if (description.find("inline table") != std::string::npos &&
+        description.find("'\\n'") != std::string::npos) {
+      description += " (an inline table { ... } must fit on one line: write a long one as a "
+                     "sub-table, e.g. [invariant.rows] below its entry)";
+    }
     throw ConfigError(where.file + ":" + std::to_string(where.line) + ":" +
-                      std::to_string(where.column) + ": " + std::string(e.description()));
+                      std::to_string(where.column) + ": " + description);
   }
   Config config;
   config.path = path;
@@ -48,6 +56,7 @@ Config ParseConfig(std::string_view toml_text, const std::string& path) {
   ParseSection(top, "changes", [&](TableReader& r) { ParseChanges(r, config); });
   ParseSection(top, "checks", [&](TableReader& r) { ParseChecks(r, config); });
   top.RejectUnknownKeys();
+  CompileDeclarations(config);
   CheckUniqueNames(config);
   RequireChangesConsumer(config);
   return config;

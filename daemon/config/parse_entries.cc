@@ -147,18 +147,7 @@ void ParseInvariantGuidance(TableReader& reader, QueryConfig& query) {
                              query.invariant_help[invariant] = text;
                            });
   }
-  if (auto url = reader.LimitedString("runbook_url")) {
-    const Location& where = query.KeyLocation("runbook_url");
-    bool web = url->rfind("https://", 0) == 0 || url->rfind("http://", 0) == 0;
-    bool plain = std::none_of(url->begin(), url->end(), [](unsigned char c) {
-      return c <= ' ' || c == '"' || c == '<' || c == '>' || c == 0x7f;
-    });
-    if (!web || !plain) {
-      Fail(where, reader.Qualified("runbook_url"),
-           Printable(*url) + " must be an http:// or https:// URL without spaces or quotes");
-    }
-    query.runbook_url = *url;
-  }
+  query.runbook_url = ReadRunbookUrl(reader, query.KeyLocation("runbook_url"));
 }
 
 // name, sql, value, help, labels, params, interval and max_rows.
@@ -227,6 +216,20 @@ QueryConfig ParseQuery(TableReader& reader, QueryConfig::Kind kind) {
 
 }  // namespace
 
+std::string ReadRunbookUrl(TableReader& reader, const Location& where) {
+  auto url = reader.LimitedString("runbook_url");
+  if (!url) return "";
+  bool web = url->rfind("https://", 0) == 0 || url->rfind("http://", 0) == 0;
+  bool plain = std::none_of(url->begin(), url->end(), [](unsigned char c) {
+    return c <= ' ' || c == '"' || c == '<' || c == '>' || c == 0x7f;
+  });
+  if (!web || !plain) {
+    Fail(where, reader.Qualified("runbook_url"),
+         Printable(*url) + " must be an http:// or https:// URL without spaces or quotes");
+  }
+  return *url;
+}
+
 void ParseEntries(const toml::node* node, const std::string& key, QueryConfig::Kind kind,
                   const std::string& path, Config& config) {
   if (!node) return;
@@ -237,7 +240,11 @@ void ParseEntries(const toml::node* node, const std::string& key, QueryConfig::K
   }
   for (const toml::node& item : *array) {
     TableReader reader(*item.as_table(), path, key);
-    config.queries.push_back(ParseQuery(reader, kind));
+    if (kind == QueryConfig::Kind::kInvariant && reader.Peek("kind")) {
+      config.declared.push_back(ParseDeclaredEntry(reader));
+    } else {
+      config.queries.push_back(ParseQuery(reader, kind));
+    }
   }
 }
 

@@ -32,6 +32,15 @@ void ParseCleanup(TableReader& reader, CleanupConfig& cleanup);
 void ParseEntries(const toml::node* node, const std::string& key, QueryConfig::Kind kind,
                   const std::string& path, Config& config);
 void CheckUniqueNames(const Config& config);
+// A runbook_url: an http:// or https:// link without spaces or quotes; ""
+// when not written.
+std::string ReadRunbookUrl(TableReader& reader, const Location& where);
+
+// An [[invariant]] with `kind` (parse_declarations.cc), checked against its
+// kind's rules; then the declared entries of each check compiled into one
+// query entry of `config` (compile_declarations.cc).
+DeclaredEntry ParseDeclaredEntry(TableReader& reader);
+void CompileDeclarations(Config& config);
 
 // key, tables, scoped_sql and expiry_column of one entry
 // (parse_incremental.cc); `query`'s labels, value and invariant column are

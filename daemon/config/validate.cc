@@ -92,7 +92,7 @@ std::string TargetSessionAttrs(const std::string& dsn) {
 void RequireChangesConsumer(const Config& config) {
   if (!config.changes.enabled) return;
   for (const auto& query : config.queries) {
-    if (!query.scoped_sql_path.empty()) return;
+    if (query.AsksIncremental()) return;
   }
   throw ConfigError(config.changes.where.Describe("changes.enabled") +
                     ": is true, but no [[invariant]] or [[metric]] is incremental (none sets key, "

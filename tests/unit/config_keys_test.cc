@@ -32,10 +32,78 @@ std::string SectionOf(const std::string& key) {
 
 std::string LeafOf(const std::string& key) { return key.substr(key.rfind('.') + 1); }
 
+// A declared entry of each kind ([[invariant]] with `kind`), as lines
+// "key = value"; a sub-table's keys are "rows.table = ...".
+const std::map<std::string, std::vector<std::string>> kDeclared = {
+    {"check", {"key = \"a\"", "rows.table = \"t\"", "condition = \"a > 0\""}},
+    {"exists",
+     {"key = \"a\"", "rows.table = \"t\"", "rows.columns = [\"a\"]", "in.table = \"u\"",
+      "in.columns = [\"a\"]"}},
+    {"unique", {"key = \"a\"", "rows.table = \"t\"", "rows.columns = [\"a\"]"}},
+    {"at_most",
+     {"key = \"a\"", "rows.table = \"t\"", "rows.columns = [\"a\"]", "limit.table = \"u\"",
+      "limit.columns = [\"a\"]", "limit.column = \"n\""}},
+    {"counter",
+     {"key = \"a\"", "table = \"t\"", "columns = [\"a\"]", "column = \"n\"",
+      "rows.table = \"u\"", "rows.columns = [\"a\"]"}},
+};
+
+// The kind whose entry holds `key` (dotted under "invariant."); "" for a key
+// of hand-written entries.
+std::string KindHolding(const std::string& key) {
+  if (key == "kind" || key == "check" || key == "condition") return "check";
+  if (key.rfind("rows.", 0) == 0) return "at_most";
+  if (key.rfind("in.", 0) == 0) return "exists";
+  if (key.rfind("limit.", 0) == 0) return "at_most";
+  if (key == "table" || key == "columns" || key == "column") return "counter";
+  return "";
+}
+
+// A declared entry of `kind` without the key `except`, written so that
+// `except` can follow it as the file's last line: in its own sub-table when
+// it belongs to one.
+std::string DeclaredEntry(const std::string& kind, const std::string& except) {
+  std::string out = "[[invariant]]\nname = \"x\"\n";
+  if (except != "kind") out += "kind = \"" + kind + "\"\n";
+  std::map<std::string, std::string> tables;
+  for (const std::string& line : kDeclared.at(kind)) {
+    std::string key = line.substr(0, line.find(' '));
+    if (key == except) continue;
+    size_t dot = key.find('.');
+    if (dot == std::string::npos) {
+      out += line + "\n";
+    } else {
+      tables[key.substr(0, dot)] += line.substr(dot + 1) + "\n";
+    }
+  }
+  // Sub-tables inline, but the one `except` belongs to: written last, as
+  // [invariant.<table>], so that `except` is its last line.
+  std::string open = except.find('.') == std::string::npos ? "" : except.substr(0, except.find('.'));
+  for (const auto& [table, lines] : tables) {
+    if (table == open) continue;
+    std::string inline_table;
+    for (size_t start = 0; start < lines.size();) {
+      size_t end = lines.find('\n', start);
+      inline_table += (inline_table.empty() ? "" : ", ") + lines.substr(start, end - start);
+      start = end + 1;
+    }
+    out += table + " = { " + inline_table + " }\n";
+  }
+  if (!open.empty()) out += "[invariant." + open + "]\n" + tables[open];
+  return out;
+}
+
 // What a section needs written so that its other keys (or `except`) can be
 // read.
 std::string SectionHeader(const std::string& section, const std::string& except = "") {
   if (section.empty()) return "";
+  if (section.rfind("invariant.", 0) == 0) {
+    std::string key = section.substr(10) + "." + except;
+    return DeclaredEntry(KindHolding(key), key);
+  }
+  if (section == "invariant" && !KindHolding(except).empty()) {
+    return DeclaredEntry(KindHolding(except), except);
+  }
   if (section == "invariant" || section == "metric") {
     return "[[" + section + "]]\n" + EntryKeys(except);
   }
@@ -60,6 +128,10 @@ struct Written {
 Written WithValue(const KeySpec& spec, const std::string& value) {
   Written out;
   out.toml = SectionHeader(SectionOf(spec.name), LeafOf(spec.name));
+  // Each kind takes its own fields: the entry is that kind's.
+  if (spec.name == "invariant.kind" && value.size() > 2 && kDeclared.count(value.substr(1, value.size() - 2))) {
+    out.toml = DeclaredEntry(value.substr(1, value.size() - 2), "kind");
+  }
   auto companion = kCompanions.find(spec.name);
   if (companion != kCompanions.end()) out.toml += companion->second;
   out.line = 1 + static_cast<int>(std::count(out.toml.begin(), out.toml.end(), '\n'));
@@ -163,7 +235,7 @@ TEST(ConfigKeysTest, EveryDefaultIsWhatConfigHolds) {
 }
 
 // Every key of the table, each with a value the parser takes.
-const char* kEveryKey = R"(
+const char* kEveryKey = R"toml(
 log_level = "debug"
 allow_no_checks = true
 
@@ -210,6 +282,42 @@ key = "event_id"
 tables = { seats = "event_id" }
 scoped_sql = "r.scoped.sql"
 expiry_column = "next_expiry_unix"
+
+[[invariant]]
+check = "shop"
+name = "negative_stock"
+kind = "check"
+key = "product_id"
+help = "Stock below zero"
+rows = { table = "product", where = "active" }
+condition = "stock >= 0"
+
+[[invariant]]
+check = "shop"
+name = "line_over_stock"
+kind = "at_most"
+key = ["product_id"]
+labels = ["product_id"]
+rows = { table = "order_line", columns = ["product_id"], sum = "quantity", expires = "reserved_until", where = "reserved_until > now()" }
+limit = { table = "product", columns = ["product_id"], column = "stock" }
+
+[[invariant]]
+check = "shop"
+name = "line_without_product"
+kind = "exists"
+key = "product_id"
+rows = { table = "order_line", columns = ["product_id"] }
+in = { table = "product", columns = ["product_id"], where = "active" }
+
+[[invariant]]
+check = "shop"
+name = "counted_lines"
+kind = "counter"
+key = "product_id"
+table = "product"
+columns = ["product_id"]
+column = "line_count"
+rows = { table = "order_line", columns = ["product_id"] }
 
 [[metric]]
 name = "inventory"
@@ -261,7 +369,7 @@ full_pass_interval = "2h"
 statement_timeout = "3s"
 create_timeout = "4s"
 max_changes = 1000
-)";
+)toml";
 
 // The dotted names of the keys written in `table`; the user's own names
 // (users, tables, detail_sql's invariants) are values, not keys.
@@ -272,7 +380,8 @@ void CollectKeys(const toml::table& table, const std::string& prefix, std::set<s
     out.insert(name);
     if (const toml::array* array = node.as_array(); array && array->is_array_of_tables()) {
       for (const toml::node& item : *array) CollectKeys(*item.as_table(), name, out);
-    } else if (node.is_table() && KeyNamed(name).type == KeyType::kSection) {
+    } else if (node.is_table() && (KeyNamed(name).type == KeyType::kSection ||
+                                   KeyNamed(name).type == KeyType::kNumberOrSection)) {
       CollectKeys(*node.as_table(), name, out);
     }
   }

@@ -1,0 +1,129 @@
+// The declared entries of each check lowered into one query entry, which
+// the daemon runs like a hand-written one: one pass for the check, a detail
+// query per invariant, incremental mode with a derived key and table map.
+#include <map>
+
+#include "config/sections.h"
+#include "declare/compiled_check.h"
+
+namespace seatwatch::config {
+
+namespace {
+
+// Keys every entry of one check must agree on: one pass has one cadence,
+// one row bound and one runbook.
+template <typename T>
+void RequireShared(const std::vector<const DeclaredEntry*>& entries, const std::string& key,
+                   T (*of)(const DeclaredEntry&)) {
+  const DeclaredEntry* first = nullptr;
+  for (const DeclaredEntry* entry : entries) {
+    if (!entry->keys.count(key)) continue;
+    if (!first) {
+      first = entry;
+    } else if (of(*entry) != of(*first)) {
+      Fail(entry->FieldLocation(key), "invariant." + key,
+           "differs from that of \"" + first->declaration.name + "\" in check \"" + entry->check +
+               "\": the entries of one check run as one pass");
+    }
+  }
+}
+
+QueryConfig Lower(const std::vector<const DeclaredEntry*>& entries,
+                  const declare::CompiledCheck& compiled) {
+  const DeclaredEntry& first = *entries.front();
+  QueryConfig query;
+  query.kind = QueryConfig::Kind::kInvariant;
+  query.compiled = true;
+  query.name = compiled.name;
+  query.help = entries.size() == 1 ? first.help
+                                   : "Invariants declared for check " + compiled.name;
+  query.labels = compiled.labels;
+  query.value = declare::kViolationsColumn;
+  query.invariant_column = declare::kInvariantColumn;
+  query.invariants = compiled.invariants;
+  query.sql = compiled.full_sql;
+  query.detail_sql = compiled.detail_sql;
+  query.where = first.where;
+  query.keys["name"] = first.FieldLocation(first.keys.count("check") ? "check" : "name");
+  for (const DeclaredEntry* entry : entries) {
+    const std::string& name = entry->declaration.name;
+    query.declared[name] = entry->declaration.kind;
+    if (!entry->help.empty()) query.invariant_help[name] = entry->help;
+    if (!entry->detail_sql_path.empty()) {
+      query.detail_sql_path[name] = entry->detail_sql_path;
+      query.keys["detail_sql." + name] = entry->FieldLocation("detail_sql");
+    }
+    if (entry->interval) query.interval = entry->interval;
+    if (entry->max_rows) query.max_rows = *entry->max_rows;
+    if (!entry->runbook_url.empty()) query.runbook_url = entry->runbook_url;
+  }
+  if (compiled.scoped_sql.empty()) {
+    query.not_incremental = compiled.not_incremental;
+  } else {
+    query.key = compiled.labels.front();
+    query.tables = compiled.tables;
+    query.scoped_sql = compiled.scoped_sql;
+    query.expiry_column = compiled.expiry_column;
+  }
+  return query;
+}
+
+// Two incremental entries that map one table to different key columns: the
+// change feed keeps one key column per table.
+void RequireOneKeyColumnPerTable(const Config& config,
+                                 const std::map<std::string, const DeclaredEntry*>& first_of) {
+  if (!config.changes.enabled) return;
+  std::map<std::string, std::pair<std::string, const QueryConfig*>> seen;
+  for (const auto& query : config.queries) {
+    if (!query.AsksIncremental()) continue;
+    for (const auto& [table, column] : query.tables) {
+      auto [it, added] = seen.emplace(table, std::make_pair(column, &query));
+      if (added || it->second.first == column) continue;
+      const QueryConfig& other = *it->second.second;
+      const QueryConfig& compiled = query.compiled ? query : other;
+      auto entry = first_of.find(compiled.name);
+      Location where = entry != first_of.end() ? entry->second->FieldLocation("key") : compiled.where;
+      Fail(where, "invariant.key",
+           "check \"" + query.name + "\" maps table " + table + " to key column \"" + column +
+               "\" and \"" + other.name + "\" to \"" + it->second.first +
+               "\": the change feed keeps one key column per table (give them the same key)");
+    }
+  }
+}
+
+}  // namespace
+
+void CompileDeclarations(Config& config) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const DeclaredEntry*>> by_check;
+  for (const auto& entry : config.declared) {
+    auto& entries = by_check[entry.check];
+    if (entries.empty()) order.push_back(entry.check);
+    entries.push_back(&entry);
+  }
+  std::map<std::string, const DeclaredEntry*> first_of;
+  for (const auto& check : order) {
+    const auto& entries = by_check[check];
+    first_of[check] = entries.front();
+    RequireShared<std::optional<Millis>>(entries, "interval",
+                                         [](const DeclaredEntry& e) { return e.interval; });
+    RequireShared<std::optional<int>>(entries, "max_rows",
+                                      [](const DeclaredEntry& e) { return e.max_rows; });
+    RequireShared<std::string>(entries, "runbook_url",
+                               [](const DeclaredEntry& e) { return e.runbook_url; });
+    std::vector<declare::Declaration> declarations;
+    for (const DeclaredEntry* entry : entries) declarations.push_back(entry->declaration);
+    try {
+      config.queries.push_back(Lower(entries, declare::CompileCheck(check, declarations)));
+    } catch (const declare::DeclarationError& e) {
+      const DeclaredEntry* culprit = entries.front();
+      for (const DeclaredEntry* entry : entries) {
+        if (entry->declaration.name == e.entry()) culprit = entry;
+      }
+      Fail(culprit->FieldLocation(e.field()), "invariant." + e.field(), e.what());
+    }
+  }
+  RequireOneKeyColumnPerTable(config, first_of);
+}
+
+}  // namespace seatwatch::config

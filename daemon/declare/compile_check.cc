@@ -1,0 +1,104 @@
+#include <algorithm>
+
+#include "declare/compiled_check.h"
+#include "declare/identifier.h"
+#include "declare/kind_sql.h"
+
+namespace seatwatch::declare {
+
+namespace {
+
+const std::string& KindText(const Declaration& d) { return d.kind; }
+
+const KindSql& SqlOf(const Declaration& d) { return *KindNamed(KindText(d)); }
+
+std::string Indented(const std::string& sql) {
+  std::string out = "  ";
+  for (char c : sql) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+// The labels as text (so that entries whose key columns differ in type
+// still share one result), each entry's rows under its invariant's name.
+std::string Branch(const Declaration& d, const KeyFilter& filter) {
+  std::string labels;
+  for (const auto& label : d.labels) {
+    labels += QuoteIdentifier(label) + "::text AS " + QuoteIdentifier(label) + ", ";
+  }
+  return "-- " + d.name + " (" + KindText(d) + ")\nSELECT " + labels + "'" + d.name +
+         "'::text AS " + kInvariantColumn + ", " + kViolationsColumn + "::float8 AS " +
+         kViolationsColumn + ", NULL::float8 AS " + kExpiryColumn + "\nFROM (\n" +
+         Indented(SqlOf(d).Violations(d, filter)) + "\n) AS v";
+}
+
+// Each key's next moment of `expires` (a hold that lapses changes the
+// verdict with no write): a row with no invariant, read by incremental mode.
+std::string ExpiryBranch(const Declaration& d, const KeyFilter& filter) {
+  std::string labels;
+  for (size_t i = 0; i < d.key.size(); ++i) {
+    labels += Col("r", d.key[i]) + "::text AS " + QuoteIdentifier(d.labels[i]) + ", ";
+  }
+  std::string column = Col("r", d.rows.expires);
+  return "-- " + d.name + ": when each key's next " + d.rows.expires + " passes\nSELECT " + labels +
+         "NULL::text AS " + kInvariantColumn + ", NULL::float8 AS " + kViolationsColumn +
+         ", extract(epoch FROM min(" + column + "))::float8 AS " + kExpiryColumn + "\nFROM " +
+         From(d.rows.table, "r") + "\nWHERE " + column + " > now()" + filter.On("r", d.key) +
+         "\nGROUP BY " + Cols("r", d.key);
+}
+
+std::string Pass(const std::vector<Declaration>& declarations, const KeyFilter& filter) {
+  std::string sql;
+  for (const auto& d : declarations) {
+    sql += (sql.empty() ? "" : "\nUNION ALL\n") + Branch(d, filter);
+  }
+  for (const auto& d : declarations) {
+    if (!d.rows.expires.empty()) sql += "\nUNION ALL\n" + ExpiryBranch(d, filter);
+  }
+  return sql;
+}
+
+}  // namespace
+
+CompiledCheck CompileCheck(const std::string& check, const std::vector<Declaration>& declarations) {
+  CompiledCheck out;
+  out.name = check;
+  out.labels = declarations.at(0).labels;
+  for (const auto& d : declarations) {
+    if (d.labels != out.labels) {
+      throw DeclarationError("key", "the entries of check \"" + check +
+                                        "\" must share their key's labels: one pass, one key",
+                             d.name);
+    }
+    out.invariants.push_back(d.name);
+    KeyFilter detail;
+    for (size_t i = 0; i < d.key.size(); ++i) detail.params.push_back(static_cast<int>(i) + 1);
+    out.detail_sql[d.name] = SqlOf(d).Detail(d, detail);
+    if (!d.rows.expires.empty()) out.expiry_column = kExpiryColumn;
+  }
+  out.full_sql = Pass(declarations, KeyFilter{});
+  if (out.labels.size() != 1) {
+    out.not_incremental = "its key has " + std::to_string(out.labels.size()) +
+                          " columns; incremental mode takes a key of one column";
+    return out;
+  }
+  for (const auto& d : declarations) {
+    for (const auto& table : SqlOf(d).Tables(d)) {
+      std::string name = TableText(table.table);
+      auto [it, added] = out.tables.emplace(name, table.key_columns.at(0));
+      if (!added && it->second != table.key_columns.at(0)) {
+        throw DeclarationError("key", "reads " + name + " by key column \"" + it->second +
+                                          "\" in one entry of check \"" + check + "\" and \"" +
+                                          table.key_columns.at(0) +
+                                          "\" in another: the change feed maps a table to one key",
+                               d.name);
+      }
+    }
+  }
+  out.scoped_sql = Pass(declarations, KeyFilter{{1}});
+  return out;
+}
+
+}  // namespace seatwatch::declare

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "declare/declaration.h"
+
+namespace seatwatch::declare {
+
+// The result columns every compiled check returns beside its labels.
+inline constexpr const char* kInvariantColumn = "seatwatch_invariant";
+inline constexpr const char* kViolationsColumn = "seatwatch_violations";
+inline constexpr const char* kExpiryColumn = "seatwatch_next_expiry";
+
+// The declarations of one check compiled into the statements the daemon
+// runs: one full pass for all of them, the same narrowed to dirty keys for
+// incremental mode, a detail query per invariant, and the change feed's map.
+struct CompiledCheck {
+  std::string name;
+  std::vector<std::string> invariants;
+  std::vector<std::string> labels;
+  std::string full_sql;
+  // $1: the dirty keys. Empty when the check cannot be rechecked key by
+  // key (why: not_incremental); it then runs full passes only.
+  std::string scoped_sql;
+  std::string not_incremental;
+  std::map<std::string, std::string> detail_sql;  // invariant -> SQL, $n per label
+  // Each table read -> its column holding the key (TableText names).
+  std::map<std::string, std::string> tables;
+  std::string expiry_column;  // kExpiryColumn when an entry names `expires`
+};
+
+// `declarations` (of one check, each already validated by its kind) into
+// one CompiledCheck. Throws DeclarationError when they cannot share a pass
+// (different labels) or map a table to two different key columns.
+CompiledCheck CompileCheck(const std::string& check, const std::vector<Declaration>& declarations);
+
+}  // namespace seatwatch::declare
