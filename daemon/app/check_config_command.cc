@@ -8,6 +8,7 @@
 #include "changes/feed_verdict.h"
 #include "checks/holds_check.h"
 #include "checks/query_entry.h"
+#include "checks/scoped_proof.h"
 #include "config/describe.h"
 #include "db/conninfo.h"
 #include "db/local_settings.h"
@@ -93,6 +94,26 @@ bool CheckPrimaryLanes(const config::Config& config, const db::SessionSettings& 
     return SayUnreachable(dsn, " (locks lane, cleanup)", "", e.what());
   }
   return false;
+}
+
+// Proves each incremental entry's scoped_sql in `tx` (see
+// checks::ProveScopedSql) and says what it found. Returns the problems.
+int ProveScopedSql(pqxx::transaction_base& tx, const config::Config& config) {
+  checks::ScopedProof proof;
+  try {
+    proof = checks::ProveScopedSql(tx, config.queries);
+  } catch (const std::exception& e) {
+    std::cout << "scoped_sql not proved: the connection broke: "
+              << db::ScrubDsnSecrets(e.what(), config.ChecksDsn()) << "\n";
+    return 0;
+  }
+  for (const auto& line : proof.proved) std::cout << line << "\n";
+  for (const auto& line : proof.notes) std::cout << line << "\n";
+  for (const auto& line : proof.warnings) std::cout << "warning: " << line << "\n";
+  std::cout.flush();  // before the errors, also when both go to one pipe
+  for (const auto& line : proof.failed) std::cerr << "seatwatch: " << line << "\n";
+  for (const auto& line : proof.refuted) std::cerr << "seatwatch: " << line << "\n";
+  return static_cast<int>(proof.failed.size() + proof.refuted.size());
 }
 
 }  // namespace
@@ -187,6 +208,7 @@ int CheckConfigCommand(const config::Config& config) {
       ++problems;
     }
   }
+  problems += ProveScopedSql(tx, config);
   if (problems > 0) return 2;
   std::cout << "every query runs and returns its configured columns\n";
   return 0;

@@ -9,7 +9,9 @@ namespace seatwatch::app {
 // Each returns the process exit code.
 
 // --check-config: the config has parsed; if the database is reachable, each
-// entry's SQL is also run with LIMIT 0 to prove its columns. 0 or 2.
+// entry's SQL is also run with LIMIT 0 to prove its columns, and each
+// incremental entry's scoped_sql is proved against its sql
+// (checks::ProveScopedSql). 0 or 2.
 int CheckConfigCommand(const config::Config& config);
 
 // --print-sql: the SQL of every entry, or of the check or invariant `name`
@@ -21,7 +23,8 @@ int PrintSqlCommand(const config::Config& config, const std::string& name);
 int OnceCommand(const config::Config& config, const std::string& version);
 
 // The daemon: poller, HTTP server and housekeeping until SIGTERM/SIGINT;
-// SIGHUP reloads `config_path`. 0 on a clean stop, 1 if it cannot start.
+// SIGHUP reloads `config_path`. 0 on a clean stop, 1 if it cannot start, 2
+// when the database answers and proves a scoped_sql wrong (ScopedProofGate).
 int DaemonCommand(config::Config config, const std::string& config_path,
                   const std::string& listen_override, const std::string& version);
 

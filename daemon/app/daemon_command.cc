@@ -7,6 +7,7 @@
 
 #include "app/commands.h"
 #include "app/http_security.h"
+#include "app/scoped_proof_gate.h"
 #include "checks/registry.h"
 #include "cleanup/cleanup_service.h"
 #include "config/load.h"
@@ -27,12 +28,20 @@ namespace {
 // Reloads the file; a bad new config is logged and the running one kept.
 // LoadConfig reads only regular files of bounded size and refuses a file that
 // configures no checks, so this returns promptly (SIGTERM is taken by the
-// same thread) and an empty or truncated file cannot drop every check.
-std::optional<config::Config> TryReload(const std::string& path, const std::string& listen_override) {
+// same thread) and an empty or truncated file cannot drop every check. A
+// changed incremental entry has its scoped_sql proved first (at most a few
+// statements under statement_timeout each); one proved wrong is refused.
+std::optional<config::Config> TryReload(const std::string& path, const std::string& listen_override,
+                                        ScopedProofGate& gate) {
   try {
     config::Config fresh = config::LoadConfig(path);
     config::ApplyEnvironment(fresh, config::ProcessEnvironment());
     if (!listen_override.empty()) fresh.http.listen = listen_override;
+    if (!gate.Admit(fresh)) {
+      log::Error("reload refused: a scoped_sql was proved wrong; keeping the running configuration",
+                 {{"config", path}});
+      return std::nullopt;
+    }
     return fresh;
   } catch (const std::exception& e) {
     log::Error("reload failed; keeping the running configuration",
@@ -51,12 +60,24 @@ int DaemonCommand(config::Config config, const std::string& config_path,
                   const std::string& listen_override, const std::string& version) {
   // Signals are taken by sigwait on this thread only: every thread started
   // below inherits the blocked mask, so no handler runs in the middle of a
-  // poll or a request.
+  // poll or a request. SIGHUP first, so that one sent during the proof
+  // below waits for the loop; SIGTERM and SIGINT still end the process
+  // during the proof, when nothing has started.
   sigset_t signals;
   sigemptyset(&signals);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // A scoped_sql proved wrong is a config error: nothing starts (exit 2)
+  // rather than an error every [changes] interval. An unreachable database
+  // proves nothing and refuses nothing.
+  ScopedProofGate gate;
+  if (!gate.Admit(config)) {
+    log::Error("refusing to start: a scoped_sql was proved wrong", {{"config", config_path}});
+    return 2;
+  }
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   heap::ConfigureForDaemon();
@@ -98,7 +119,7 @@ int DaemonCommand(config::Config config, const std::string& config_path,
     if (signal == SIGHUP) {
       log::Info("SIGHUP: reloading configuration", {{"config", config_path}});
       service.Reloading();
-      if (auto fresh = TryReload(config_path, listen_override)) {
+      if (auto fresh = TryReload(config_path, listen_override, gate)) {
         log::SetLevel(log::ParseLevel(fresh->log_level));
         auto checks = checks::BuildChecks(*fresh);
         cleanup.Reload(*fresh);

@@ -30,6 +30,7 @@ NOT_METRICS = {
     "seatwatch_detail": "the savepoint and alias of a detail query",
     "seatwatch_hot_row": "the savepoint of a hot-row lookup",
     "seatwatch_rows": "the alias of a check's query under its row limit",
+    "seatwatch_scoped_proof": "the transaction and savepoints of the scoped_sql proof",
     "seatwatch_verify": "the alias --check-config wraps each query in",
 }
 
