@@ -3,7 +3,7 @@
 # Idempotent: asks apt only when something is missing.
 
 SEATWATCH_PACKAGES=(
-  build-essential cmake pkg-config ccache git python3 python3-psycopg2 curl
+  build-essential cmake pkg-config ccache git python3 python3-psycopg2 python3-django curl
   libpqxx-dev prometheus-cpp-dev libcivetweb-dev libtomlplusplus-dev
   libgtest-dev googletest
   postgresql postgresql-contrib pgbouncer

@@ -453,9 +453,14 @@ def fetch(port, path="/metrics", timeout=10):
 
 
 class Daemon:
-    def __init__(self, work, config_text, name="seatwatch"):
+    """The built daemon on a config written to `work`; `args` are more
+    command-line arguments (e.g. ["--listen", "127.0.0.1:PORT"], which then
+    names the port scraped instead of the config's [http] listen)."""
+
+    def __init__(self, work, config_text, name="seatwatch", args=()):
         self.work = work
         self.name = name
+        self.args = list(args)
         self.http_port = None
         self.config_text = config_text
         self.config_path = os.path.join(work, name + ".toml")
@@ -469,11 +474,13 @@ class Daemon:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("PG") and not k.startswith("SEATWATCH_")}
         self.log_file = open(self.log_path, "w")
-        self.proc = subprocess.Popen([BIN, "--config", self.config_path], env=env,
+        self.proc = subprocess.Popen([BIN, "--config", self.config_path] + self.args, env=env,
                                      stdout=self.log_file, stderr=subprocess.STDOUT)
         note("%s started (pid %d)" % (self.name, self.proc.pid))
 
     def port(self):
+        if "--listen" in self.args:
+            return int(self.args[self.args.index("--listen") + 1].rpartition(":")[2])
         return int(re.search(r'listen = "127\.0\.0\.1:(\d+)"', self.config_text).group(1))
 
     def scrape(self):
@@ -529,8 +536,8 @@ class Env:
         pair.start()
         return pair
 
-    def daemon(self, config_text, name="seatwatch"):
-        daemon = Daemon(self.work, config_text, name)
+    def daemon(self, config_text, name="seatwatch", args=()):
+        daemon = Daemon(self.work, config_text, name, args)
         self.daemons.append(daemon)
         daemon.start()
         return daemon
