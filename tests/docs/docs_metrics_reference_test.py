@@ -32,6 +32,12 @@ NOT_METRICS = {
     "seatwatch_rows": "the alias of a check's query under its row limit",
     "seatwatch_scoped_proof": "the transaction and savepoints of the scoped_sql proof",
     "seatwatch_verify": "the alias --check-config wraps each query in",
+    "seatwatch_invariant": "a result column of a declared check's SQL",
+    "seatwatch_violations": "a result column of a declared check's SQL",
+    "seatwatch_next_expiry": "a result column of a declared check's SQL",
+    "seatwatch_count": "a detail column of a declared invariant",
+    "seatwatch_limit": "a detail column of a declared invariant",
+    "seatwatch_difference": "a detail column of a declared invariant",
 }
 
 
