@@ -10,6 +10,7 @@
 #include "checks/query_entry.h"
 #include "checks/scoped_proof.h"
 #include "config/describe.h"
+#include "config/validate.h"
 #include "db/conninfo.h"
 #include "db/local_settings.h"
 #include "db/pooler_probe.h"
@@ -129,11 +130,7 @@ int CheckConfigCommand(const config::Config& config) {
   // From the database: why incremental mode is off (wal_level, REPLICATION,
   // the publication), or what it cannot map.
   if (config.changes.enabled) std::cout << changes::CheckFeed(config) << "\n";
-  db::SessionSettings settings;
-  settings.application_name = config.database.application_name;
-  settings.connect_timeout = config.database.connect_timeout;
-  settings.statement_timeout = config.database.statement_timeout;
-  settings.lock_timeout = config.database.lock_timeout;
+  db::SessionSettings settings = config::SettingsOf(config.database);
   // The entries and [holds] run on the checks lane: their columns are
   // proved where that lane reads ([checks] dsn, else [database] dsn). The
   // config's DSN was proved usable when it was loaded; a DSN libpq cannot

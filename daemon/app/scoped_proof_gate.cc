@@ -7,6 +7,7 @@
 #include <pqxx/transaction>
 
 #include "checks/scoped_proof.h"
+#include "config/validate.h"
 #include "db/conninfo.h"
 #include "db/local_settings.h"
 #include "util/log.h"
@@ -46,11 +47,7 @@ bool ScopedProofGate::Admit(const config::Config& config) {
   }
   if (entries.empty()) return true;
 
-  db::SessionSettings settings;
-  settings.application_name = config.database.application_name;
-  settings.connect_timeout = config.database.connect_timeout;
-  settings.statement_timeout = config.database.statement_timeout;
-  settings.lock_timeout = config.database.lock_timeout;
+  db::SessionSettings settings = config::SettingsOf(config.database);
   const std::string& dsn = config.ChecksDsn();
   // A DSN libpq cannot parse throws std::invalid_argument: a config error.
   std::string conninfo = db::BuildConninfo(dsn, settings);

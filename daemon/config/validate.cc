@@ -42,6 +42,8 @@ void RequireUsable(const std::string& dsn, const db::SessionSettings& settings, 
   }
 }
 
+}  // namespace
+
 db::SessionSettings SettingsOf(const DatabaseConfig& database) {
   db::SessionSettings settings;
   settings.application_name = database.application_name;
@@ -50,8 +52,6 @@ db::SessionSettings SettingsOf(const DatabaseConfig& database) {
   settings.lock_timeout = database.lock_timeout;
   return settings;
 }
-
-}  // namespace
 
 void RequireChecks(const Config& config) {
   if (config.allow_no_checks) return;

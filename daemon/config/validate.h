@@ -3,6 +3,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "db/conninfo.h"
 
 namespace seatwatch::config {
 
@@ -39,5 +40,8 @@ std::string TargetSessionAttrs(const std::string& dsn);
 // the slot would pin WAL on the primary for nothing. (An incremental entry
 // with the feed off is fine: it runs full passes.)
 void RequireChangesConsumer(const Config& config);
+
+// The session settings of [database]: application_name and its timeouts.
+db::SessionSettings SettingsOf(const DatabaseConfig& database);
 
 }  // namespace seatwatch::config
