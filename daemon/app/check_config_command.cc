@@ -1,4 +1,7 @@
 #include <iostream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <pqxx/connection>
 #include <pqxx/nontransaction>
@@ -6,6 +9,7 @@
 
 #include "app/commands.h"
 #include "changes/feed_verdict.h"
+#include "checks/declared_proof.h"
 #include "checks/holds_check.h"
 #include "checks/query_entry.h"
 #include "checks/scoped_proof.h"
@@ -97,15 +101,38 @@ bool CheckPrimaryLanes(const config::Config& config, const db::SessionSettings& 
   return false;
 }
 
+// Proves the declared entries against the catalog (see
+// checks::ProveDeclarations) and says what it found. Returns the checks
+// whose declarations do not prove: their compiled SQL is not run after.
+std::set<std::string> ProveDeclarations(pqxx::transaction_base& tx, const config::Config& config,
+                                        int* problems) {
+  if (config.declared.empty()) return {};
+  checks::DeclaredProof proof;
+  try {
+    proof = checks::ProveDeclarations(tx, config);
+  } catch (const std::exception& e) {
+    std::cout << "declarations not proved: the connection broke: "
+              << db::ScrubDsnSecrets(e.what(), config.ChecksDsn()) << "\n";
+    return {};
+  }
+  for (const auto& line : proof.proved) std::cout << line << "\n";
+  for (const auto& line : proof.warnings) std::cout << "warning: " << line << "\n";
+  std::cout.flush();  // before the errors, also when both go to one pipe
+  for (const auto& line : proof.errors) std::cerr << "seatwatch: " << line << "\n";
+  *problems += static_cast<int>(proof.errors.size());
+  return proof.failed_checks;
+}
+
 // Proves each incremental entry's scoped_sql in `tx` (see
 // checks::ProveScopedSql) and says what it found. Returns the problems.
-int ProveScopedSql(pqxx::transaction_base& tx, const config::Config& config) {
+int ProveScopedSql(pqxx::transaction_base& tx, const std::vector<config::QueryConfig>& entries,
+                   const std::string& dsn) {
   checks::ScopedProof proof;
   try {
-    proof = checks::ProveScopedSql(tx, config.queries);
+    proof = checks::ProveScopedSql(tx, entries);
   } catch (const std::exception& e) {
     std::cout << "scoped_sql not proved: the connection broke: "
-              << db::ScrubDsnSecrets(e.what(), config.ChecksDsn()) << "\n";
+              << db::ScrubDsnSecrets(e.what(), dsn) << "\n";
     return 0;
   }
   for (const auto& line : proof.proved) std::cout << line << "\n";
@@ -172,7 +199,12 @@ int CheckConfigCommand(const config::Config& config) {
   // As every check transaction does (see poll/check_runner.h): the
   // connection options may have been dropped by a pooler.
   db::SetLocal(tx, {settings.statement_timeout, settings.lock_timeout});
+  std::set<std::string> unproved = ProveDeclarations(tx, config, &problems);
+  std::vector<config::QueryConfig> proved;  // the entries whose SQL is run
   for (const auto& entry : config.queries) {
+    if (!(entry.compiled && unproved.count(entry.name))) proved.push_back(entry);
+  }
+  for (const auto& entry : proved) {
     try {
       db::Savepoint savepoint(tx, "seatwatch_verify");
       checks::VerifyEntryColumns(tx, entry);
@@ -205,7 +237,7 @@ int CheckConfigCommand(const config::Config& config) {
       ++problems;
     }
   }
-  problems += ProveScopedSql(tx, config);
+  problems += ProveScopedSql(tx, proved, config.ChecksDsn());
   if (problems > 0) return 2;
   std::cout << "every query runs and returns its configured columns\n";
   return 0;

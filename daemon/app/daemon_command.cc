@@ -38,7 +38,8 @@ std::optional<config::Config> TryReload(const std::string& path, const std::stri
     config::ApplyEnvironment(fresh, config::ProcessEnvironment());
     if (!listen_override.empty()) fresh.http.listen = listen_override;
     if (!gate.Admit(fresh)) {
-      log::Error("reload refused: a scoped_sql was proved wrong; keeping the running configuration",
+      log::Error("reload refused: a scoped_sql was proved wrong or a declared invariant does not "
+                 "prove; keeping the running configuration",
                  {{"config", path}});
       return std::nullopt;
     }
@@ -73,7 +74,8 @@ int DaemonCommand(config::Config config, const std::string& config_path,
   // proves nothing and refuses nothing.
   ScopedProofGate gate;
   if (!gate.Admit(config)) {
-    log::Error("refusing to start: a scoped_sql was proved wrong", {{"config", config_path}});
+    log::Error("refusing to start: a scoped_sql was proved wrong or a declared invariant "
+               "does not prove", {{"config", config_path}});
     return 2;
   }
   sigaddset(&signals, SIGTERM);

@@ -4,7 +4,8 @@
 // sql's rows (exactly sql's rows of those keys), and refuses (exit 2,
 // file:line:col of scoped_sql, the key) one that forgets its key filter or
 // computes something else; the daemon refuses to start on such an entry
-// when the database answers, starts as before when it does not, and a
+// when the database answers, starts as before when it does not (refused,
+// or stalled past the proof's budget), and a
 // SIGHUP to such an entry keeps the running configuration.
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
 #include "support/http_client.h"
+#include "support/stall_proxy.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -181,6 +183,28 @@ TEST_F(ScopedProofTest, TheDaemonRefusesToStartOnAScopedSqlProvedWrong) {
   EXPECT_TRUE(Has(daemon.Log(), "scoped_sql not proved: the checks database did not answer"))
       << daemon.Log();
   EXPECT_TRUE(Has(daemon.Log(), "seatwatch started")) << daemon.Log();
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
+}
+
+// A database behind a middlebox that holds every connection answers
+// nothing: the proof gives up after kProofBudget (10 s), even with a
+// connect_timeout far longer, and the daemon starts unproved, serving
+// /healthz and its lanes reporting the stall, as it does without the proof.
+TEST_F(ScopedProofTest, AStalledDatabaseDoesNotHoldTheStart) {
+  WriteEntryConfig(kGoodScopedSql, nullptr, "\n[database]\nconnect_timeout = \"300s\"\n");
+  testing::StallProxy proxy(testing::ScratchTcpPort());
+  proxy.Stall();
+  std::string stalled = "host=127.0.0.1 port=" + std::to_string(proxy.port()) +
+                        " user=postgres dbname=" + db_.name();
+  DaemonProcess daemon({"--config", config_}, {"SEATWATCH_DSN=" + stalled});
+  ASSERT_TRUE(WaitFor([&] { return testing::HttpGet(port_, "/healthz").status != 0; }, 40s))
+      << daemon.Log();
+  EXPECT_TRUE(Has(daemon.Log(), "scoped_sql not proved: the checks database did not answer in "
+                                "time"))
+      << daemon.Log();
+  EXPECT_TRUE(Has(daemon.Log(), "waited_seconds=10")) << daemon.Log();
+  EXPECT_TRUE(Has(daemon.Log(), "seatwatch started")) << daemon.Log();
+  EXPECT_FALSE(Has(daemon.Log(), "scoped_sql proved")) << daemon.Log();
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
 }
 
