@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   try {
     if (args.check_config) return app::CheckConfigCommand(config);
     if (args.print_sql) return app::PrintSqlCommand(config, *args.print_sql);
+    if (args.print_setup) return app::PrintSetupCommand(config);
     if (args.once) return app::OnceCommand(config, kVersion);
     return app::DaemonCommand(std::move(config), path, args.listen.value_or(""), kVersion);
   } catch (const std::invalid_argument& e) {

@@ -19,6 +19,10 @@ int CheckConfigCommand(const config::Config& config);
 // name.
 int PrintSqlCommand(const config::Config& config, const std::string& name);
 
+// --print-setup: changes::SetupScript of the config on stdout; no
+// database. 0, or 2 when no entry is incremental (nothing to set up).
+int PrintSetupCommand(const config::Config& config);
+
 // --once: every check once, a report on stdout. 0, 1 or 3.
 int OnceCommand(const config::Config& config, const std::string& version);
 

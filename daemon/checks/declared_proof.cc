@@ -291,10 +291,35 @@ class FeedAdvice {
  private:
   void ReplicaIdentity(const std::string& where, const declare::KeyedTable& keyed,
                        const Table& table) {
-    if (table.kind == "p") return;  // its partitions' identities count; see the docs
-    Identity identity = ReadIdentity(tx_, table.oid);
+    if (table.kind != "p") {
+      Leaf(where, keyed, table.oid, QuoteTable(keyed.table), TableText(keyed.table));
+      return;
+    }
+    // Published through the root: the root's Relation message says which
+    // columns an old row carries (FULL: all that the partition's identity
+    // gives), each partition's identity what it carries.
+    if (ReadIdentity(tx_, table.oid).mode != "f") {
+      warnings_.push_back(where + "the replica identity of the partitioned table " +
+                          TableText(keyed.table) +
+                          " is not FULL: the changes of its partitions, published through it, "
+                          "would carry no old key; run: ALTER TABLE " + QuoteTable(keyed.table) +
+                          " REPLICA IDENTITY FULL; (a partitioned table stores no rows: no "
+                          "WAL is added)");
+    }
+    pqxx::result leaves = tx_.exec_params(
+        "SELECT relid::oid::int8, relid::regclass::text FROM pg_partition_tree($1::oid::regclass) "
+        "WHERE isleaf ORDER BY 2",
+        table.oid);
+    for (const auto& leaf : leaves) {
+      std::string name = leaf[1].as<std::string>();
+      Leaf(where, keyed, leaf[0].as<long long>(), name, name);
+    }
+  }
+
+  void Leaf(const std::string& where, const declare::KeyedTable& keyed, long long oid,
+            const std::string& quoted, const std::string& text) {
+    Identity identity = ReadIdentity(tx_, oid);
     if (identity.mode == "f" || Covers(identity.columns, keyed.key_columns)) return;
-    std::string quoted = QuoteTable(keyed.table);
     std::string fix = "ALTER TABLE " + quoted + " REPLICA IDENTITY FULL;";
     for (const auto& [index, columns] : identity.usable) {
       if (Covers(columns, keyed.key_columns)) {
@@ -307,7 +332,7 @@ class FeedAdvice {
                       : identity.columns.empty()
                           ? "DEFAULT, and it has no primary key"
                           : "DEFAULT, the primary key (" + util::Join(identity.columns, ", ") + ")";
-    warnings_.push_back(where + "the replica identity of " + TableText(keyed.table) + " (" + now +
+    warnings_.push_back(where + "the replica identity of " + text + " (" + now +
                         ") does not carry " + util::Join(keyed.key_columns, ", ") +
                         ": a DELETE (or an UPDATE that changes it) names no key, and seatwatch "
                         "answers it with a full pass; run: " + fix);

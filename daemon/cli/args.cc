@@ -48,6 +48,9 @@ Args ParseArgs(const std::vector<std::string>& argv) {
       } else {
         args.print_sql = "";
       }
+    } else if (arg == "--print-setup") {
+      no_value();
+      args.print_setup = true;
     } else if (arg == "--once") {
       no_value();
       args.once = true;
@@ -61,14 +64,15 @@ Args ParseArgs(const std::vector<std::string>& argv) {
       throw UsageError("unknown argument \"" + argv[i] + "\"");
     }
   }
-  if (args.check_config + args.once + args.print_sql.has_value() > 1) {
-    throw UsageError("--check-config, --once and --print-sql cannot be combined");
+  if (args.check_config + args.once + args.print_sql.has_value() + args.print_setup > 1) {
+    throw UsageError("--check-config, --once, --print-sql and --print-setup cannot be combined");
   }
   return args;
 }
 
 std::string UsageText() {
-  return "usage: seatwatch [--config PATH] [--check-config | --once | --print-sql [NAME]]\n"
+  return "usage: seatwatch [--config PATH]\n"
+         "                 [--check-config | --once | --print-sql [NAME] | --print-setup]\n"
          "                 [--listen HOST:PORT]\n"
          "                 [--log-level debug|info|warn|error] [--version] [--help]\n"
          "\n"
@@ -81,6 +85,8 @@ std::string UsageText() {
          "  --once             run every check once, print a report, exit\n"
          "  --print-sql [NAME] print the SQL each check runs (full pass, scoped pass,\n"
          "                     detail), of one check or invariant with NAME, and exit\n"
+         "  --print-setup      print the DBA's script that prepares the database for\n"
+         "                     incremental mode on the config's tables, and exit\n"
          "  --listen HOST:PORT override [http] listen\n"
          "  --log-level LEVEL  override log_level\n"
          "\n"

@@ -13,6 +13,8 @@ struct Args {
   bool once = false;
   // --print-sql [NAME]: "" for every entry, else a check or an invariant.
   std::optional<std::string> print_sql;
+  // --print-setup: the DBA's script for the change feed on the config's tables.
+  bool print_setup = false;
   std::optional<std::string> listen;
   std::optional<std::string> log_level;
   bool version = false;

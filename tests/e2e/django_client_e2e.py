@@ -43,29 +43,27 @@ LATENCY_BOUND = 3.0  # seconds from the overbooking commit to the violation on /
 
 
 def declared_config(dsn, incremental):
-    """The whole config: the database, the poll, and the invariant as
-    declared (registrations per workshop at most its capacity)."""
+    """The whole config: the database and the poll, then the invariant as
+    the shipped example config/examples/django-workshops.toml declares it
+    (registrations per workshop at most its capacity)."""
+    with open(os.path.join(h.SRC, "config", "examples", "django-workshops.toml")) as f:
+        example = f.read()
     lines = [
         "[database]",
         "dsn = %s" % h.toml_string(dsn),
         "[poll]",
         'interval = "1s"',
-        "[[invariant]]",
-        'name = "%s"' % INVARIANT,
-        'help = "A workshop has more registrations than its capacity"',
-        'kind = "at_most"',
-        'key = ["workshop_id"]',
-        'rows = { table = "events_registration", columns = ["workshop_id"] }',
-        'limit = { table = "events_workshop", columns = ["id"], column = "capacity" }',
     ]
     if incremental:
         lines += ["[changes]", "enabled = true", 'interval = "1s"']
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + example
 
 
 def check_declared(config_text):
-    """At most 15 non-empty lines, and no SQL anywhere in it."""
-    lines = [line for line in config_text.split("\n") if line.strip()]
+    """At most 15 lines (comments and blank lines aside), and no SQL anywhere
+    in it."""
+    lines = [line for line in config_text.split("\n")
+             if line.strip() and not line.strip().startswith("#")]
     h.expect(len(lines) <= 15, "the config has %d non-empty lines (at most 15)" % len(lines))
 
     def keys(node):
@@ -260,14 +258,28 @@ def run(env, cluster):
     h.note("full pass: violations %s, detail (count, limit) %s" % (violations(metrics), detail))
     daemon.stop()
 
-    # 3. Incremental mode: the publication the feed reads. Django's
-    # events_registration has the default replica identity (its id), so a
-    # DELETE would carry no workshop_id and could not name the workshop to
-    # recheck; FULL logs the whole old row (the table is small).
-    cluster.execute("ALTER TABLE events_registration REPLICA IDENTITY FULL", database=DB)
-    cluster.execute("CREATE PUBLICATION seatwatch FOR TABLE events_workshop, events_registration",
-                    database=DB)
+    # 3. Incremental mode: the publication the feed reads, made as a DBA
+    # would, with the script `seatwatch --print-setup` writes for this
+    # config. Django's events_registration has the default replica identity
+    # (its id), so a DELETE would carry no workshop_id: the script extends
+    # the primary key by workshop_id in a unique index and makes it the
+    # replica identity.
     config = declared_config(dsn, incremental=True)
+    setup_path = os.path.join(env.work, "setup.sql")
+    with open(os.path.join(env.work, "incremental.toml"), "w") as f:
+        f.write(config)
+    printed = subprocess.run([h.BIN, "--config", os.path.join(env.work, "incremental.toml"),
+                              "--print-setup"], capture_output=True, text=True, timeout=60)
+    h.expect(printed.returncode == 0, "--print-setup failed:\n%s" % printed.stderr)
+    with open(setup_path, "w") as f:
+        f.write(printed.stdout)
+    cluster.psql_file(setup_path, database=DB)
+    identity = cluster.rows("SELECT c.relreplident::text, i.indexrelid::regclass::text "
+                            "FROM pg_class c LEFT JOIN pg_index i ON i.indrelid = c.oid "
+                            "AND i.indisreplident WHERE c.relname = 'events_registration'",
+                            database=DB)
+    h.expect_equal(identity, [("i", "events_registration_id_workshop_id_idx")],
+                   "events_registration's replica identity after the printed setup")
     check_declared(config)
     daemon = env.daemon(config, "incremental", args=["--listen", "127.0.0.1:%d" % h.free_port()])
     metrics = daemon.wait_metrics(

@@ -1,7 +1,10 @@
 // queries/booking/changes-setup.sql on a real database: the replica identity
 // trap it exists for, the application's writes after it, what a logical slot
 // then decodes of a ticket delete and of a payment moved between events, and
-// that it can be run again. Each test has a database of its own (the
+// that it can be run again. The script is `seatwatch --print-setup` of the
+// shipped config; the same generator on other tables (no primary key, a
+// nullable key, a partitioned table, names that need quotes) makes each one
+// publishable with the key in its replica identity. Each test has a database of its own (the
 // publication and the indexes go with it); the slots are temporary.
 #include <gtest/gtest.h>
 
@@ -294,6 +297,125 @@ TEST(ChangesSetupTest, RunsTwiceAndRebuildsAnInvalidLeftoverIndex) {
   EXPECT_EQ(state(), expected);
   EXPECT_EQ(db.Scalar("SELECT 'payments_idempotency_key_event_id_idx'::regclass::oid"), built);
   ExpectApplicationWritesWork(db);
+}
+
+// `seatwatch --config <config> --print-setup`: its exit status, its stdout
+// in *script.
+int PrintSetup(const std::string& config, std::string* script) {
+  return testing::RunCommand("'" + testing::SeatwatchBinary() + "' --config '" + config +
+                                 "' --print-setup 2>/dev/null",
+                             script);
+}
+
+TEST(ChangesSetupTest, TheShippedScriptIsPrintSetupOfTheShippedConfig) {
+  std::string script;
+  ASSERT_EQ(PrintSetup(testing::SourceDir() + "/config/seatwatch.toml", &script), 0) << script;
+  EXPECT_EQ(script, testing::ReadFile(testing::SourceDir() + "/queries/booking/changes-setup.sql"))
+      << "queries/booking/changes-setup.sql is no longer what --print-setup writes for "
+         "config/seatwatch.toml: regenerate it";
+}
+
+// Declared checks on tables of every shape the script must handle: the
+// ledger's entry has no primary key and no unique index (FULL); a shop's
+// order line has a primary key without the key (an index is built); a
+// table whose key is nullable (FULL); a partitioned table (its leaves get
+// the identity, the root is published); names that need quotes.
+TEST(ChangesSetupTest, PrintSetupMakesEveryKindOfTablePublishable) {
+  ScratchDatabase db("seatwatch_print_setup");
+  db.Exec(
+      "CREATE SCHEMA \"Shop\";"
+      "CREATE TABLE \"Shop\".product (id integer PRIMARY KEY, stock integer NOT NULL);"
+      "CREATE TABLE \"Shop\".\"Order Line\" (id bigserial PRIMARY KEY, "
+      "product_id integer NOT NULL, qty integer NOT NULL);"
+      "CREATE TABLE account (id integer PRIMARY KEY, balance numeric NOT NULL);"
+      "CREATE TABLE entry (account_id integer NOT NULL, amount numeric NOT NULL);"
+      "CREATE TABLE coupon (code text PRIMARY KEY, max_uses integer NOT NULL);"
+      "CREATE TABLE redemption (id serial PRIMARY KEY, code text, fan text NOT NULL);"
+      "CREATE TABLE registration (workshop_id integer NOT NULL, fan text NOT NULL) "
+      "PARTITION BY HASH (workshop_id);"
+      "CREATE TABLE registration_0 PARTITION OF registration FOR VALUES WITH (MODULUS 2, "
+      "REMAINDER 0);"
+      "CREATE TABLE registration_1 PARTITION OF registration FOR VALUES WITH (MODULUS 2, "
+      "REMAINDER 1);"
+      "CREATE UNIQUE INDEX ON registration_1 (workshop_id, fan);"
+      "INSERT INTO \"Shop\".product VALUES (1, 5); INSERT INTO account VALUES (1, 0);"
+      "INSERT INTO coupon VALUES ('FREE', 2);");
+  const std::string dir = testing::MakeTempDir("seatwatch-print-setup");
+  const std::string config = dir + "/seatwatch.toml";
+  testing::WriteFile(config,
+                     "[[invariant]]\nname = \"oversold\"\nhelp = \"Sold beyond stock\"\n"
+                     "kind = \"at_most\"\nkey = [\"product_id\"]\n"
+                     "rows = { table = \"Shop.Order Line\", columns = [\"product_id\"], "
+                     "sum = \"qty\" }\n"
+                     "limit = { table = \"Shop.product\", columns = [\"id\"], column = \"stock\" }\n\n"
+                     "[[invariant]]\nname = \"balance_drift\"\nhelp = \"Balance is not the sum\"\n"
+                     "kind = \"counter\"\nkey = [\"id\"]\ntable = \"account\"\n"
+                     "columns = [\"id\"]\ncolumn = \"balance\"\n"
+                     "rows = { table = \"entry\", columns = [\"account_id\"], sum = \"amount\" }\n\n"
+                     "[[invariant]]\nname = \"coupon_overused\"\nhelp = \"Used beyond max_uses\"\n"
+                     "kind = \"at_most\"\nkey = [\"code\"]\n"
+                     "rows = { table = \"redemption\", columns = [\"code\"] }\n"
+                     "limit = { table = \"coupon\", columns = [\"code\"], column = \"max_uses\" }\n\n"
+                     "[[invariant]]\nname = \"workshop_full\"\nhelp = \"Over 3 per workshop\"\n"
+                     "kind = \"at_most\"\nkey = [\"workshop_id\"]\n"
+                     "rows = { table = \"registration\", columns = [\"workshop_id\"] }\n"
+                     "limit = 3\n");
+  std::string script;
+  ASSERT_EQ(PrintSetup(config, &script), 0) << script;
+  EXPECT_NE(script.find("--   Shop.Order Line (product_id)\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("('\"Shop\".\"Order Line\"', ARRAY['product_id']::name[])"),
+            std::string::npos)
+      << script;
+  testing::WriteFile(dir + "/setup.sql", script);
+  auto run = [&](std::string* output) {
+    return testing::RunCommand("'" + testing::SourceDir() + "/scripts/pg-scratch' psql '" +
+                                   testing::ScratchPgDir() + "' -X -q -v ON_ERROR_STOP=1 -d " +
+                                   db.name() + " -f '" + dir + "/setup.sql' 2>&1",
+                               output);
+  };
+  auto state = [&] {
+    return db.Scalar(
+               "SELECT string_agg(c.oid::regclass || ':' || c.relreplident::text, ',' "
+               "ORDER BY c.oid::regclass::text) FROM pg_class c WHERE c.oid IN ("
+               "'\"Shop\".\"Order Line\"'::regclass, '\"Shop\".product'::regclass, "
+               "'account'::regclass, 'entry'::regclass, 'coupon'::regclass, "
+               "'redemption'::regclass, 'registration'::regclass, 'registration_0'::regclass, "
+               "'registration_1'::regclass)") +
+           " " +
+           db.Scalar("SELECT string_agg(indexrelid::regclass::text, ',' ORDER BY "
+                     "indexrelid::regclass::text) FROM pg_index "
+                     "WHERE indisreplident") +
+           " " +
+           db.Scalar("SELECT string_agg(t, ',' ORDER BY t) FROM (SELECT schemaname || '.' || "
+                     "tablename || '(' || array_to_string(attnames, '+') || ')' AS t "
+                     "FROM pg_publication_tables WHERE pubname = 'seatwatch') p") +
+           " " +
+           db.Scalar("SELECT pubviaroot::text FROM pg_publication WHERE pubname = 'seatwatch'");
+  };
+  std::string output;
+  ASSERT_EQ(run(&output), 0) << output;
+  // "Order Line": its primary key (id) extended by the key; entry: nothing
+  // to extend (FULL); redemption: the key is nullable (FULL); the leaves of
+  // registration: one has a unique index with the key, the other only FULL;
+  // registration itself FULL (what the Relation messages of its changes say).
+  const std::string expected =
+      "\"Shop\".\"Order Line\":i,\"Shop\".product:d,account:d,coupon:d,entry:f,"
+      "redemption:f,registration:f,registration_0:f,registration_1:i "
+      "\"Shop\".\"Order Line_id_product_id_idx\",registration_1_workshop_id_fan_idx "
+      "Shop.Order Line(id+product_id),Shop.product(id),public.account(id),"
+      "public.coupon(code),public.entry(account_id+amount),"
+      "public.redemption(id+code+fan),public.registration(workshop_id+fan) true";
+  EXPECT_EQ(state(), expected) << output;
+  EXPECT_NE(output.find("entry gets REPLICA IDENTITY FULL"), std::string::npos) << output;
+  // A re-run changes nothing, and the application's writes work on every table.
+  ASSERT_EQ(run(&output), 0) << output;
+  EXPECT_EQ(state(), expected) << output;
+  db.Exec("INSERT INTO \"Shop\".\"Order Line\" (product_id, qty) VALUES (1, 2);"
+          "UPDATE \"Shop\".\"Order Line\" SET qty = 3; DELETE FROM \"Shop\".\"Order Line\";"
+          "INSERT INTO entry VALUES (1, 5); DELETE FROM entry;"
+          "INSERT INTO redemption (code, fan) VALUES ('FREE', 'ann'); DELETE FROM redemption;"
+          "INSERT INTO registration SELECT w, 'fan' FROM generate_series(1, 6) w;"
+          "UPDATE registration SET fan = 'bob'; DELETE FROM registration;");
 }
 
 }  // namespace

@@ -22,6 +22,19 @@ TEST(ArgsTest, RejectsUnknownAndIncomplete) {
   EXPECT_THROW(ParseArgs({"--once", "--check-config"}), UsageError);
 }
 
+TEST(ArgsTest, PrintSqlAndPrintSetup) {
+  EXPECT_EQ(ParseArgs({"--print-sql"}).print_sql.value(), "");
+  EXPECT_EQ(ParseArgs({"--print-sql", "booking"}).print_sql.value(), "booking");
+  EXPECT_EQ(ParseArgs({"--print-sql", "--config", "a.toml"}).print_sql.value(), "");
+  EXPECT_TRUE(ParseArgs({"--print-setup", "--config", "a.toml"}).print_setup);
+  EXPECT_FALSE(ParseArgs({"--print-sql"}).print_setup);
+  EXPECT_THROW(ParseArgs({"--print-setup=x"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--print-setup", "--print-sql"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--print-setup", "--check-config"}), UsageError);
+  EXPECT_THROW(ParseArgs({"--print-sql", "--once"}), UsageError);
+  EXPECT_NE(UsageText().find("--print-setup"), std::string::npos);
+}
+
 TEST(ArgsTest, RejectsAListenThatIsNoAddress) {
   // Checked like [http] listen: a 60,000-character value must be a usage
   // error, not a crash or a silent failure to bind.

@@ -1,0 +1,122 @@
+// The example configs of config/examples/ against the scratch PostgreSQL,
+// each on the tables of its own .sql file with rows that break it in known
+// places: --check-config proves it (exit 0), and the daemon reports exactly
+// those keys with exactly those values, no other. (django-workshops.toml is
+// run by e2e.django_client against a real Django site.)
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/daemon_process.h"
+#include "support/daemon_test.h"
+#include "support/incremental_daemon.h"
+#include "support/test_env.h"
+
+namespace seatwatch {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::DaemonProcess;
+using testing::Sample;
+using testing::WaitFor;
+
+class ExampleConfigsTest : public testing::DaemonTest {
+ protected:
+  ExampleConfigsTest()
+      : DaemonTest("sw_examples", "seatwatch-examples", testing::ScratchDatabase::Schema::kNone) {}
+
+  std::string Example(const std::string& file) const {
+    return testing::SourceDir() + "/config/examples/" + file;
+  }
+
+  // Loads <name>.sql and `rows`, proves <name>.toml, runs the daemon on it
+  // until every check of `checks` has run, and returns every
+  // seatwatch_invariant_violations series.
+  std::map<std::string, double> Violations(const std::string& name, const std::string& rows,
+                                           const std::vector<std::string>& checks) {
+    db_.Exec(testing::ReadFile(Example(name + ".sql")));
+    db_.Exec(rows);
+    std::string log;
+    {
+      DaemonProcess check({"--config", Example(name + ".toml"), "--check-config"}, Env());
+      EXPECT_TRUE(check.WaitExit(60s));
+      log = check.Log();
+      EXPECT_EQ(check.Stop(), 0) << log;
+    }
+    EXPECT_NE(log.find("every query runs and returns its configured columns"), std::string::npos)
+        << log;
+    EXPECT_EQ(log.find("warning:"), std::string::npos) << log;
+    DaemonProcess daemon(
+        {"--config", Example(name + ".toml"), "--listen", "127.0.0.1:" + std::to_string(port_)},
+        Env());
+    std::string text;
+    EXPECT_TRUE(WaitFor([&] {
+      text = Metrics();
+      for (const auto& check : checks) {
+        if (Sample(text, "seatwatch_check_success{check=\"" + check + "\"}") != 1) return false;
+      }
+      return true;
+    }, 30s)) << text << daemon.Log();
+    EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
+    return testing::SeriesWithPrefix(text, "seatwatch_invariant_violations{");
+  }
+};
+
+TEST_F(ExampleConfigsTest, Shop) {
+  auto found = Violations("shop",
+                          "INSERT INTO product VALUES (1, 'lamp', 5), (2, 'desk', 2), "
+                          "(3, 'chair', -1);"
+                          "INSERT INTO order_line (order_id, product_id, quantity, state) VALUES "
+                          "(1, 1, 3, 'open'), (2, 1, 2, 'paid'), "           // 5 of 5
+                          "(3, 2, 2, 'open'), (4, 2, 1, 'open'), "           // 3 of 2
+                          "(5, 2, 5, 'cancelled'), "                         // not counted
+                          "(6, 9, 1, 'open');",                              // no product 9
+                          {"shop", "negative_stock"});
+  std::map<std::string, double> expected = {
+      {"seatwatch_invariant_violations{invariant=\"oversold\",product_id=\"2\"}", 1},
+      {"seatwatch_invariant_violations{invariant=\"order_line_without_product\",product_id=\"9\"}",
+       1},
+      {"seatwatch_invariant_violations{invariant=\"negative_stock\",id=\"3\"}", 1},
+  };
+  EXPECT_EQ(found, expected);
+}
+
+TEST_F(ExampleConfigsTest, Ledger) {
+  auto found = Violations("ledger",
+                          "INSERT INTO account (id, owner, balance) VALUES (1, 'ann', 15.25), "
+                          "(2, 'bob', 14.00), (3, 'cid', 3.25);"
+                          "INSERT INTO entry (account_id, posting_id, line, amount) VALUES "
+                          "(1, 1, 1, 10.00), (1, 2, 1, 5.25), "   // 15.25: right
+                          "(2, 3, 1, 7.00), (2, 3, 1, 7.00), "    // right, but posted twice
+                          "(3, 4, 1, 1.00), "                     // 1.00, not 3.25
+                          "(4, 5, 1, 1.00);",                     // no account 4
+                          {"balance_drift", "entry_without_account", "entry_posted_twice"});
+  std::map<std::string, double> expected = {
+      {"seatwatch_invariant_violations{invariant=\"balance_drift\",id=\"3\"}", 2.25},
+      {"seatwatch_invariant_violations{invariant=\"entry_posted_twice\",account_id=\"2\"}", 1},
+      {"seatwatch_invariant_violations{invariant=\"entry_without_account\",account_id=\"4\"}", 1},
+  };
+  EXPECT_EQ(found, expected);
+}
+
+TEST_F(ExampleConfigsTest, Coupons) {
+  auto found = Violations("coupons",
+                          "INSERT INTO coupon VALUES ('A', 2), ('B', 1), ('C', 5);"
+                          "INSERT INTO redemption (code, fan, refunded) VALUES "
+                          "('A', 'ann', false), ('A', 'bob', false), ('A', 'cid', true), "
+                          "('B', 'ann', false), ('B', 'bob', false), ('B', 'ann', true), "
+                          "('C', 'eve', false), ('C', 'eve', false);",
+                          {"coupons"});
+  std::map<std::string, double> expected = {
+      {"seatwatch_invariant_violations{invariant=\"coupon_overused\",code=\"B\"}", 1},
+      {"seatwatch_invariant_violations{invariant=\"coupon_redeemed_twice_by_a_fan\",code=\"C\"}",
+       1},
+  };
+  EXPECT_EQ(found, expected);
+}
+
+}  // namespace
+}  // namespace seatwatch
