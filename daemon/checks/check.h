@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ class Check {
 
   // The invariants this check judges (for status "unknown" while it fails).
   virtual std::vector<std::string> invariants() const { return {}; }
+  // Each of invariants()'s help text, as configured: what on-call reads in
+  // an alert (seatwatch_invariant_info).
+  virtual std::map<std::string, std::string> invariant_help() const { return {}; }
 
   virtual metrics::CheckOutput Run(CheckContext& context) = 0;
 

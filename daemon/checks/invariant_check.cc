@@ -72,6 +72,12 @@ metrics::DetailRows InvariantCheck::FetchDetail(
   return detail;
 }
 
+std::map<std::string, std::string> InvariantCheck::invariant_help() const {
+  std::map<std::string, std::string> help;
+  for (const auto& name : entry().invariants) help[name] = entry().HelpOf(name);
+  return help;
+}
+
 metrics::CheckOutput InvariantCheck::Run(CheckContext& context) {
   BoundRows bound = FetchRows(context);
   const config::QueryConfig& query = entry();

@@ -25,6 +25,7 @@ class InvariantCheck : public QueryEntryCheck {
   using QueryEntryCheck::QueryEntryCheck;
 
   std::vector<std::string> invariants() const override { return entry().invariants; }
+  std::map<std::string, std::string> invariant_help() const override;
   metrics::CheckOutput Run(CheckContext& context) override;
 
  private:

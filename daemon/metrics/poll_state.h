@@ -19,6 +19,7 @@ struct CheckStatus {
   std::string name;
   double interval_seconds = 0;
   std::vector<std::string> invariants;  // the invariants this check judges
+  std::map<std::string, std::string> help;  // invariant -> its help, from the config
   bool has_run = false;
   bool success = false;
   double duration_seconds = 0;

@@ -100,6 +100,18 @@ void AddInvariantFamilies(const PollState& state, std::vector<prometheus::Metric
   auto since = GaugeFamily("seatwatch_invariant_status_since_timestamp_seconds",
                            "Unix time at which the invariant's current OK/violated status began, "
                            "as seen by this process.");
+  auto info = GaugeFamily("seatwatch_invariant_info",
+                          "1 for each configured invariant: its check and its help, as the "
+                          "config says them (what an alert names), whether the check runs or "
+                          "fails.");
+  for (const auto& check : state.checks) {
+    for (const auto& name : check.invariants) {
+      auto help = check.help.find(name);
+      AddGauge(info, {{"check", check.name}, {"invariant", name},
+                      {"help", help == check.help.end() ? "" : help->second}},
+               1);
+    }
+  }
   for (const auto& check : state.checks) {
     if (!check.output) continue;
     for (const auto& invariant : check.output->invariants) {
@@ -118,6 +130,7 @@ void AddInvariantFamilies(const PollState& state, std::vector<prometheus::Metric
   out.push_back(std::move(ok));
   out.push_back(std::move(violations));
   out.push_back(std::move(since));
+  out.push_back(std::move(info));
 }
 
 // Incremental checks only (CheckStatus::incremental): their mode, what the

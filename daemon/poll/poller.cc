@@ -23,6 +23,7 @@ std::vector<ScheduledCheck> Schedule(std::vector<std::unique_ptr<checks::Check>>
     entry.status.name = check->name();
     entry.status.interval_seconds = std::chrono::duration<double>(check->interval()).count();
     entry.status.invariants = check->invariants();
+    entry.status.help = check->invariant_help();
     entry.status.incremental = check->incremental_status();
     InitErrorCounters(entry.status);
     entry.check = std::move(check);
@@ -103,9 +104,11 @@ void Poller::ApplyPendingReload() {
     entry.check->TakeStateFrom(*it->second.check);
     auto interval = entry.status.interval_seconds;
     auto invariants = entry.status.invariants;
+    auto help = entry.status.help;
     entry.status = std::move(it->second.status);
     entry.status.interval_seconds = interval;
     entry.status.invariants = invariants;
+    entry.status.help = help;
     entry.status.incremental = entry.check->incremental_status();
     entry.next_due = it->second.next_due;
   }

@@ -32,6 +32,13 @@ NOT_METRICS = {
     "seatwatch_rows": "the alias of a check's query under its row limit",
     "seatwatch_scoped_proof": "the transaction and savepoints of the scoped_sql proof",
     "seatwatch_verify": "the alias --check-config wraps each query in",
+    "seatwatch_declared_proof": "the savepoint of each statement of the declared proof",
+    # What the script of --print-setup makes and names.
+    "seatwatch_keyed": "the temporary table of the setup script",
+    "seatwatch_leaf": "a temporary view of the setup script",
+    "seatwatch_usable": "a temporary view of the setup script",
+    "seatwatch_wanted_index": "a temporary view of the setup script",
+    "seatwatch_changes": "the change feed's role the setup script proposes",
     "seatwatch_invariant": "a result column of a declared check's SQL",
     "seatwatch_violations": "a result column of a declared check's SQL",
     "seatwatch_next_expiry": "a result column of a declared check's SQL",

@@ -44,6 +44,7 @@ PollState StateWithViolation() {
   state.checks.push_back(check);
   CheckStatus failing = Status("holds", false);
   failing.invariants = {"some_failing_invariant"};
+  failing.help = {{"some_failing_invariant", "Holds are \"stuck\""}};
   state.checks.push_back(failing);
   state.history["sold_seat_without_ticket"] = {false, 1699999990};
   return state;
@@ -74,7 +75,26 @@ TEST(SnapshotBuilderTest, SharesEachChecksTextInsteadOfCopyingIt) {
 
 TEST(SnapshotBuilderTest, FailingCheckExportsNoStaleOk) {
   std::string text = BuildSnapshot(StateWithViolation()).MetricsText();
-  EXPECT_EQ(text.find("some_failing_invariant"), std::string::npos) << text;
+  EXPECT_EQ(text.find("seatwatch_invariant_ok{invariant=\"some_failing_invariant\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("seatwatch_invariant_violations{invariant=\"some_failing_invariant\""),
+            std::string::npos)
+      << text;
+}
+
+// What the alerts name: every configured invariant's check and help, also
+// while its check fails (SeatwatchCheckFailing lists them then).
+TEST(SnapshotBuilderTest, InvariantInfoNamesCheckAndHelpWhateverTheCheckDoes) {
+  std::string text = BuildSnapshot(StateWithViolation()).MetricsText();
+  EXPECT_NE(text.find("seatwatch_invariant_info{check=\"holds\",invariant=\"some_failing_"
+                      "invariant\",help=\"Holds are \\\"stuck\\\"\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("seatwatch_invariant_info{check=\"booking\",invariant=\"sold_seat_without_"
+                      "ticket\",help=\"\"} 1\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(SnapshotBuilderTest, EmptyFamiliesAreDropped) {
