@@ -125,7 +125,11 @@ TEST(HostileDataTest, NullAndEmptyLabelCollisionFailsWithDuplicateSeries) {
   ASSERT_TRUE(FindCheck(state, "other").success);
   std::string text = metrics::BuildSnapshot(state).MetricsText();
   EXPECT_EQ(text.find("seatwatch_probe{"), std::string::npos) << "no stale series";
-  EXPECT_EQ(text.find("invariant=\"probe_inv\""), std::string::npos) << "no stale verdict";
+  // No verdict (seatwatch_invariant_info still names the invariant).
+  EXPECT_EQ(text.find("seatwatch_invariant_ok{invariant=\"probe_inv\""), std::string::npos)
+      << "no stale verdict";
+  EXPECT_EQ(text.find("seatwatch_invariant_violations{invariant=\"probe_inv\""), std::string::npos)
+      << "no stale verdict";
   EXPECT_EQ(testing::Sample(text, "seatwatch_other"), 7);
 }
 
@@ -158,7 +162,8 @@ TEST(HostileDataTest, ValuesThatAreNotNumbersOrCountsFailWithBadValue) {
   EXPECT_EQ(testing::Sample(*real.rendered, "seatwatch_real_numbers{k=\"bool\"}"), 1);
   EXPECT_EQ(testing::Sample(*real.rendered, "seatwatch_real_numbers{k=\"bool_out\"}"), 0);
   std::string text = metrics::BuildSnapshot(state).MetricsText();
-  EXPECT_EQ(text.find("invariant=\"negative\""), std::string::npos);
+  EXPECT_EQ(text.find("seatwatch_invariant_ok{invariant=\"negative\""), std::string::npos);
+  EXPECT_EQ(text.find("seatwatch_invariant_violations{invariant=\"negative\""), std::string::npos);
 }
 
 // A detail query returning megabytes: each value is cut to 1 KiB and the
