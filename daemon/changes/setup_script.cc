@@ -21,15 +21,7 @@ std::string Literal(const std::string& text) {
 // A table as the config names it, quoted for regclass input: a plain name
 // resolves through the search_path, "schema.name" in that schema.
 std::string Quoted(const std::string& table) {
-  declare::TableName name;
-  size_t dot = table.find('.');
-  if (dot == std::string::npos) {
-    name.name = table;
-  } else {
-    name.schema = table.substr(0, dot);
-    name.name = table.substr(dot + 1);
-  }
-  return declare::QuoteTable(name);
+  return declare::QuoteTable(declare::TableFromText(table));
 }
 
 // What the script says before it does anything: what it is for, how to run

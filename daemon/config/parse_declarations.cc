@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "declare/identifier.h"
 #include "config/names.h"
 #include "config/sections.h"
 #include "declare/kind_sql.h"
@@ -48,13 +49,8 @@ void RequireSqlName(const Location& where, const std::string& key, const std::st
 declare::TableName ParseTableName(const Location& where, const std::string& key,
                                   const std::string& text) {
   RequireLength(where, key, text, kMaxTableNameLength);
-  declare::TableName table;
-  size_t dot = text.find('.');
-  if (dot == std::string::npos) {
-    table.name = text;
-  } else {
-    table.schema = text.substr(0, dot);
-    table.name = text.substr(dot + 1);
+  declare::TableName table = declare::TableFromText(text);
+  if (text.find('.') != std::string::npos) {
     RequireSqlName(where, key, table.schema, "the schema");
   }
   RequireSqlName(where, key, table.name, "the table name");

@@ -65,4 +65,16 @@ std::string TableText(const TableName& table) {
   return table.schema.empty() ? table.name : table.schema + "." + table.name;
 }
 
+TableName TableFromText(const std::string& text) {
+  TableName table;
+  size_t dot = text.find('.');
+  if (dot == std::string::npos) {
+    table.name = text;
+  } else {
+    table.schema = text.substr(0, dot);
+    table.name = text.substr(dot + 1);
+  }
+  return table;
+}
+
 }  // namespace seatwatch::declare

@@ -18,6 +18,8 @@ std::string QuoteTable(const TableName& table);
 
 // "schema.name" or "name" as written in a config and in messages.
 std::string TableText(const TableName& table);
+// The reverse of TableText: the schema before the first '.', if any.
+TableName TableFromText(const std::string& text);
 
 // The words quote_ident() quotes (pg_get_keywords() with catcode <> 'U',
 // PostgreSQL 15).
