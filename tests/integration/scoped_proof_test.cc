@@ -182,7 +182,9 @@ TEST_F(ScopedProofTest, TheDaemonRefusesToStartOnAScopedSqlProvedWrong) {
   EXPECT_TRUE(daemon.Running()) << daemon.Log();
   EXPECT_TRUE(Has(daemon.Log(), "scoped_sql not proved: the checks database did not answer"))
       << daemon.Log();
-  EXPECT_TRUE(Has(daemon.Log(), "seatwatch started")) << daemon.Log();
+  // "seatwatch started" is logged just after the listener opens.
+  EXPECT_TRUE(WaitFor([&] { return Has(daemon.Log(), "seatwatch started"); }, 10s))
+      << daemon.Log();
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
 }
 
@@ -203,7 +205,9 @@ TEST_F(ScopedProofTest, AStalledDatabaseDoesNotHoldTheStart) {
                                 "time"))
       << daemon.Log();
   EXPECT_TRUE(Has(daemon.Log(), "waited_seconds=10")) << daemon.Log();
-  EXPECT_TRUE(Has(daemon.Log(), "seatwatch started")) << daemon.Log();
+  // "seatwatch started" is logged just after the listener opens.
+  EXPECT_TRUE(WaitFor([&] { return Has(daemon.Log(), "seatwatch started"); }, 10s))
+      << daemon.Log();
   EXPECT_FALSE(Has(daemon.Log(), "scoped_sql proved")) << daemon.Log();
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
 }
