@@ -2,7 +2,8 @@
 # The booking pack declared (config/examples/booking.toml) against the
 # hand-written pack (queries/booking/reconciliation.sql) on the benchmark
 # data: the database time of one full pass of each, alternated, median of
-# RUNS, and whether both report the same violation rows.
+# RUNS (jit off, as in seatwatch's sessions), and whether both report the
+# same violation rows.
 #
 #   bench/declared/compare.sh PG_DIR [EVENTS] [RUNS]
 #
@@ -17,7 +18,8 @@ events=${2:-1000}
 runs=${3:-5}
 db=declared_$events
 "$root/scripts/pg-scratch" start "$pg" >/dev/null
-psql() { "$root/scripts/pg-scratch" psql "$pg" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+# jit off, as in seatwatch's own sessions (db/conninfo.cc).
+psql() { PGOPTIONS="-c jit=off" "$root/scripts/pg-scratch" psql "$pg" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 if ! "$root/scripts/pg-scratch" psql "$pg" -X -Atc "SELECT 1 FROM pg_database WHERE datname = '$db'" -d postgres | grep -q 1; then
   "$root/scripts/pg-scratch" createdb "$pg" "$db" >/dev/null
   psql -f "$root/queries/booking/schema.sql" >/dev/null

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <optional>
 
+#include "declare/balance_gate.h"
 #include "declare/compiled_check.h"
 #include "declare/identifier.h"
 #include "declare/kind_sql.h"
@@ -21,9 +23,16 @@ std::string Indented(const std::string& sql) {
   return out;
 }
 
+std::string Violations(const Declaration& d, const KeyFilter& filter, const BalanceGate* gate) {
+  if (gate) {
+    if (auto gated = gate->Violations(d)) return *gated;
+  }
+  return SqlOf(d).Violations(d, filter);
+}
+
 // The labels as text (so that entries whose key columns differ in type
 // still share one result), each entry's rows under its invariant's name.
-std::string Branch(const Declaration& d, const KeyFilter& filter) {
+std::string Branch(const Declaration& d, const KeyFilter& filter, const BalanceGate* gate) {
   std::string labels;
   for (const auto& label : d.labels) {
     labels += QuoteIdentifier(label) + "::text AS " + QuoteIdentifier(label) + ", ";
@@ -31,7 +40,7 @@ std::string Branch(const Declaration& d, const KeyFilter& filter) {
   return "-- " + d.name + " (" + KindText(d) + ")\nSELECT " + labels + "'" + d.name +
          "'::text AS " + kInvariantColumn + ", " + kViolationsColumn + "::float8 AS " +
          kViolationsColumn + ", NULL::float8 AS " + kExpiryColumn + "\nFROM (\n" +
-         Indented(SqlOf(d).Violations(d, filter)) + "\n) AS v";
+         Indented(Violations(d, filter, gate)) + "\n) AS v";
 }
 
 // Each key's next moment of `expires` (a hold that lapses changes the
@@ -49,13 +58,20 @@ std::string ExpiryBranch(const Declaration& d, const KeyFilter& filter) {
          "\nGROUP BY " + Cols("r", d.key);
 }
 
-std::string Pass(const std::vector<Declaration>& declarations, const KeyFilter& filter) {
-  std::string sql;
+// `gate`: the full pass's BalanceGate; a scoped pass reads its few keys
+// exactly (through their indexes) and has none.
+std::string Pass(const std::vector<Declaration>& declarations, const KeyFilter& filter,
+                 const BalanceGate* gate = nullptr) {
+  std::string sql = gate ? gate->With() : "";
+  bool first = true;
   for (const auto& d : declarations) {
-    sql += (sql.empty() ? "" : "\nUNION ALL\n") + Branch(d, filter);
+    sql += (first ? "" : "\nUNION ALL\n") + Branch(d, filter, gate);
+    first = false;
   }
   for (const auto& d : declarations) {
-    if (!d.rows.expires.empty()) sql += "\nUNION ALL\n" + ExpiryBranch(d, filter);
+    if (d.rows.expires.empty()) continue;
+    std::optional<std::string> from_scan = gate ? gate->Expiry(d) : std::nullopt;
+    sql += "\nUNION ALL\n" + (from_scan ? *from_scan : ExpiryBranch(d, filter));
   }
   return sql;
 }
@@ -78,7 +94,8 @@ CompiledCheck CompileCheck(const std::string& check, const std::vector<Declarati
     out.detail_sql[d.name] = SqlOf(d).Detail(d, detail);
     if (!d.rows.expires.empty()) out.expiry_column = kExpiryColumn;
   }
-  out.full_sql = Pass(declarations, KeyFilter{});
+  BalanceGate gate(declarations);
+  out.full_sql = Pass(declarations, KeyFilter{}, gate.empty() ? nullptr : &gate);
   if (out.labels.size() != 1) {
     out.not_incremental = "its key has " + std::to_string(out.labels.size()) +
                           " columns; incremental mode takes a key of one column";
@@ -97,7 +114,7 @@ CompiledCheck CompileCheck(const std::string& check, const std::vector<Declarati
       }
     }
   }
-  out.scoped_sql = Pass(declarations, KeyFilter{{1}});
+  out.scoped_sql = Pass(declarations, KeyFilter{{1}, ""});
   return out;
 }
 

@@ -1,5 +1,7 @@
 // exists: rows of `rows` with no row of `in` whose columns are equal. NULL
 // never matches, so a row with a NULL compared column is a violation.
+#include <algorithm>
+
 #include "declare/kind_sql.h"
 
 namespace seatwatch::declare {
@@ -38,6 +40,22 @@ class ExistsSql final : public KindSql {
   std::vector<KeyedTable> Tables(const Declaration& d) const override {
     auto positions = KeyWithin(d, d.rows.columns, "rows.columns");
     return {{d.rows.table, d.key}, {d.in->table, At(d.in->columns, positions)}};
+  }
+
+  // Every row of `rows` has its match when `in` holds the very same rows
+  // (compared by the columns beyond the key). The converse does not hold:
+  // a key out of balance is read exactly, and may have no violation.
+  std::optional<Balance> BalanceOf(const Declaration& d) const override {
+    auto positions = KeyWithin(d, d.rows.columns, "rows.columns");
+    Balance balance;
+    balance.rows = {d.rows.table, d.key, {}, d.rows.where};
+    balance.in = {d.in->table, At(d.in->columns, positions), {}, d.in->where};
+    for (size_t i = 0; i < d.rows.columns.size(); ++i) {
+      if (std::find(positions.begin(), positions.end(), i) != positions.end()) continue;
+      balance.rows.columns.push_back(d.rows.columns[i]);
+      balance.in.columns.push_back(d.in->columns[i]);
+    }
+    return balance;
   }
 
  private:

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "declare/balance.h"
 #include "declare/declaration.h"
 #include "declare/sql_text.h"
 
@@ -37,6 +39,11 @@ class KindSql {
   virtual std::string Detail(const Declaration& declaration, const KeyFilter& filter) const = 0;
   // Every table the SQL reads, with its key columns.
   virtual std::vector<KeyedTable> Tables(const Declaration& declaration) const = 0;
+  // The two sides whose balance for a key proves it has no violation
+  // (balance_gate.h); nullopt for a kind that is always read exactly.
+  virtual std::optional<Balance> BalanceOf(const Declaration& /*declaration*/) const {
+    return std::nullopt;
+  }
 };
 
 // nullptr for a name that is no kind.

@@ -1,5 +1,7 @@
 // unique: rows beyond the first for each distinct `columns`. A row with a
 // NULL among them is never a duplicate, as in a UNIQUE constraint.
+#include <algorithm>
+
 #include "declare/kind_sql.h"
 
 namespace seatwatch::declare {
@@ -16,10 +18,23 @@ class UniqueSql final : public KindSql {
     KeyWithin(d, d.rows.columns, "rows.columns");
   }
 
+  // Per key, its rows less its distinct values: the same number as the
+  // groups' rows beyond their first, counted by a small sort within each
+  // key instead of a hash of every row's columns (which outgrows work_mem
+  // and spills at a million rows).
   std::string Violations(const Declaration& d, const KeyFilter& filter) const override {
-    return "SELECT " + KeyAsLabels("d", d.key, d.labels) +
-           ", sum(d.seatwatch_rows - 1) AS seatwatch_violations\nFROM (" + Groups(d, filter) +
-           ") AS d\nGROUP BY " + Cols("d", d.key);
+    std::vector<std::string> rest;
+    for (const auto& column : d.rows.columns) {
+      if (std::find(d.key.begin(), d.key.end(), column) == d.key.end()) rest.push_back(column);
+    }
+    std::string distinct = rest.empty()      ? "1"
+                           : rest.size() == 1 ? "count(DISTINCT " + Col("r", rest[0]) + ")"
+                                              : "count(DISTINCT (" + Cols("r", rest) + "))";
+    std::string where = d.rows.where.empty() ? "" : Pasted(d.rows.where) + "\n  AND ";
+    return "SELECT " + KeyAsLabels("r", d.key, d.labels) + ", count(*) - " + distinct +
+           " AS seatwatch_violations\nFROM " + From(d.rows.table, "r") + "\nWHERE " + where +
+           NotNull("r", d.rows.columns) + filter.On("r", d.key) + "\nGROUP BY " +
+           Cols("r", d.key) + "\nHAVING count(*) > " + distinct;
   }
 
   std::string Detail(const Declaration& d, const KeyFilter& filter) const override {

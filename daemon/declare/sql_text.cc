@@ -83,6 +83,12 @@ std::string Number(double value) {
 
 std::string KeyFilter::On(const std::string& alias, const std::vector<std::string>& columns) const {
   std::string out;
+  if (!row.empty()) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      out += " AND " + Col(alias, columns[i]) + " = " + row + ".k" + std::to_string(i + 1);
+    }
+    return out;
+  }
   for (size_t i = 0; i < params.size() && i < columns.size(); ++i) {
     out += " AND " + Col(alias, columns[i]) + " = ANY ($" + std::to_string(params[i]) + ")";
   }

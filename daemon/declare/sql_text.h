@@ -38,13 +38,17 @@ std::vector<std::string> At(const std::vector<std::string>& columns,
 // A number as SQL writes it: 4, 2.5.
 std::string Number(double value);
 
-// Which key values a statement reads: none (a full pass), or $n per key
-// column (the dirty keys of a recheck; the violating keys of a detail query).
+// Which key values a statement reads: none (a full pass), $n per key
+// column (the dirty keys of a recheck; the violating keys of a detail
+// query), or the one key of a row named `row` whose columns are k1, k2, ...
+// (a LATERAL join over the keys a balance gate found out of balance).
 struct KeyFilter {
   std::vector<int> params;  // $n of each key column; empty: every key
-  bool all() const { return params.empty(); }
-  // " AND alias.c = ANY ($n) ..." for `columns` (the key's columns in that
-  // table, in key order); "" for every key.
+  std::string row;          // the alias of a key row; empty: none
+  bool all() const { return params.empty() && row.empty(); }
+  // " AND alias.c = ANY ($n) ..." or " AND alias.c = row.k1 ..." for
+  // `columns` (the key's columns in that table, in key order); "" for
+  // every key.
   std::string On(const std::string& alias, const std::vector<std::string>& columns) const;
 };
 

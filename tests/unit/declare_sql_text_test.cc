@@ -77,9 +77,16 @@ TEST(ExpressionProblemTest, AnythingThatCouldLeaveItsParenthesesIsRefused) {
 
 TEST(SqlTextTest, KeyFilterNamesEachColumnsParameter) {
   EXPECT_EQ(KeyFilter{}.On("r", {"event_id"}), "");
-  EXPECT_EQ(KeyFilter{{1}}.On("r", {"event_id"}), " AND r.event_id = ANY ($1)");
-  EXPECT_EQ((KeyFilter{{1, 2}}.On("i", {"Event", "seat"})),
+  EXPECT_EQ((KeyFilter{{1}, ""}.On("r", {"event_id"})), " AND r.event_id = ANY ($1)");
+  EXPECT_EQ((KeyFilter{{1, 2}, ""}.On("i", {"Event", "seat"})),
             " AND i.\"Event\" = ANY ($1) AND i.seat = ANY ($2)");
+}
+
+TEST(SqlTextTest, KeyFilterOfARowNamesItsKeyColumns) {
+  KeyFilter one_key;
+  one_key.row = "u";
+  EXPECT_FALSE(one_key.all());
+  EXPECT_EQ(one_key.On("i", {"Event", "seat"}), " AND i.\"Event\" = u.k1 AND i.seat = u.k2");
 }
 
 TEST(SqlTextTest, NumbersAreWrittenExactly) {

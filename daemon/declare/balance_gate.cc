@@ -1,0 +1,255 @@
+#include "declare/balance_gate.h"
+
+#include <algorithm>
+
+#include "declare/compiled_check.h"
+#include "declare/identifier.h"
+#include "declare/kind_sql.h"
+#include "declare/sql_text.h"
+
+namespace seatwatch::declare {
+
+namespace {
+
+bool SameTable(const TableName& a, const TableName& b) {
+  return a.schema == b.schema && a.name == b.name;
+}
+
+bool SameSide(const BalanceSide& a, const BalanceSide& b) {
+  return SameTable(a.table, b.table) && a.key == b.key && a.columns == b.columns &&
+         a.where == b.where;
+}
+
+std::string Numbered(const std::string& stem, size_t i) { return stem + std::to_string(i + 1); }
+
+// The 64-bit hash of a row's compared columns, in their order (a row with
+// a NULL among them hashes to NULL, and a sum skips it). Text is how every
+// type compares here: two values with one text are equal, and two equal
+// values with different texts (1.0 and 1.00) only put a key out of balance.
+std::string RowHash(const std::vector<std::string>& columns) {
+  std::string hash = "0";
+  for (const auto& column : columns) {
+    hash = "hashtextextended(" + Col("t", column) + "::text, " + hash + ")";
+  }
+  return hash;
+}
+
+// " FILTER (WHERE ...)" for `where` and more conditions; "" for none.
+std::string Filter(const std::string& where, const std::string& more = "") {
+  std::string condition = where.empty() ? "" : Pasted(where);
+  if (!more.empty()) condition += (condition.empty() ? "" : " AND ") + more;
+  return condition.empty() ? "" : " FILTER (WHERE " + condition + ")";
+}
+
+// "a.k1 = b.k1 AND ..." over `n` key columns.
+std::string KeysEqual(const std::string& a, const std::string& b, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    std::string k = Numbered("k", i);
+    out += (out.empty() ? "" : " AND ") + a + "." + k + " = " + b + "." + k;
+  }
+  return out;
+}
+
+// "a.k1 IS NULL OR ..." (or IS NOT NULL AND) over `n` key columns.
+std::string KeysNull(const std::string& a, size_t n, bool null) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out += (out.empty() ? "" : null ? " OR " : " AND ") + a + "." + Numbered("k", i) +
+           (null ? " IS NULL" : " IS NOT NULL");
+  }
+  return out;
+}
+
+std::string KeyColumns(const std::string& alias, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += (out.empty() ? "" : ", ") + alias + "." + Numbered("k", i);
+  return out;
+}
+
+// Whether two sides that balance (`x` with `y`) prove that `b`'s sides
+// do: the same rows of the same tables, and each column pair of `b` is a
+// column pair of theirs (the same multiset of wider rows has the same
+// multiset of any of their columns).
+bool Covers(const BalanceSide& x, const BalanceSide& y, const Balance& b) {
+  auto same_rows = [](const BalanceSide& p, const BalanceSide& q) {
+    return SameTable(p.table, q.table) && p.key == q.key && p.where == q.where;
+  };
+  if (!same_rows(x, b.rows) || !same_rows(y, b.in)) return false;
+  for (size_t i = 0; i < b.rows.columns.size(); ++i) {
+    bool paired = false;
+    for (size_t p = 0; p < x.columns.size() && !paired; ++p) {
+      paired = x.columns[p] == b.rows.columns[i] && y.columns[p] == b.in.columns[i];
+    }
+    if (!paired) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+BalanceGate::BalanceGate(const std::vector<Declaration>& declarations) {
+  struct Entry {
+    size_t index;
+    Balance balance;
+  };
+  std::vector<Entry> entries;
+  for (size_t i = 0; i < declarations.size(); ++i) {
+    const Declaration& d = declarations[i];
+    if (auto balance = KindNamed(d.kind)->BalanceOf(d)) entries.push_back({i, *balance});
+  }
+  // Wider pairs first: their balance also proves each narrower pair they
+  // cover, which then needs no hash of its own.
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.balance.rows.columns.size() > b.balance.rows.columns.size();
+  });
+  struct Pair {
+    Balance balance;
+    SideAt rows;
+    SideAt in;
+  };
+  std::vector<Pair> pairs;
+  std::vector<std::pair<size_t, Gated>> gated;
+  for (const auto& [index, balance] : entries) {
+    std::optional<Gated> found;
+    for (const auto& pair : pairs) {
+      if (Covers(pair.balance.rows, pair.balance.in, balance)) {
+        found = Gated{pair.rows, pair.in, ""};
+      } else if (Covers(pair.balance.in, pair.balance.rows, balance)) {
+        found = Gated{pair.in, pair.rows, ""};
+      }
+      if (found) break;
+    }
+    if (!found) {
+      pairs.push_back({balance, Add(balance.rows), Add(balance.in)});
+      found = Gated{pairs.back().rows, pairs.back().in, ""};
+    }
+    found->unbalanced = Numbered("seatwatch_unbalanced_", index);
+    gated.emplace_back(index, *found);
+  }
+  std::sort(gated.begin(), gated.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [index, g] : gated) gated_.emplace_back(declarations[index].name, g);
+  for (const auto& d : declarations) {
+    if (d.rows.expires.empty()) continue;
+    for (auto& scan : scans_) {
+      if (!SameTable(scan.table, d.rows.table) || scan.key != d.key) continue;
+      bool known = false;
+      for (const auto& e : scan.expiries) known = known || e == d.rows.expires;
+      if (!known) scan.expiries.push_back(d.rows.expires);
+      break;
+    }
+  }
+}
+
+BalanceGate::SideAt BalanceGate::Add(const BalanceSide& side) {
+  for (size_t s = 0; s < scans_.size(); ++s) {
+    Scan& scan = scans_[s];
+    if (!SameTable(scan.table, side.table) || scan.key != side.key) continue;
+    for (size_t j = 0; j < scan.sides.size(); ++j) {
+      if (SameSide(scan.sides[j], side)) return {s, j};
+    }
+    scan.sides.push_back(side);
+    return {s, scan.sides.size() - 1};
+  }
+  scans_.push_back({Numbered("seatwatch_scan_", scans_.size()), side.table, side.key, {side}, {}});
+  return {scans_.size() - 1, 0};
+}
+
+std::string BalanceGate::ScanSql(const Scan& scan) const {
+  std::string select;
+  for (size_t i = 0; i < scan.key.size(); ++i) {
+    select += Col("t", scan.key[i]) + " AS " + Numbered("k", i) + ",\n         ";
+  }
+  for (size_t j = 0; j < scan.sides.size(); ++j) {
+    const BalanceSide& side = scan.sides[j];
+    select += "count(*)" + Filter(side.where) + " AS " + Numbered("rows_", j) + ",\n         ";
+    if (side.columns.empty()) continue;  // the key alone: counts say it all
+    select += "count(*)" + Filter(side.where, NotNull("t", side.columns)) + " AS " +
+              Numbered("hashed_", j) + ",\n         sum(" + RowHash(side.columns) + ")" +
+              Filter(side.where) + " AS " + Numbered("hash_", j) + ",\n         ";
+  }
+  for (size_t e = 0; e < scan.expiries.size(); ++e) {
+    std::string column = Col("t", scan.expiries[e]);
+    select += "extract(epoch FROM min(" + column + ") FILTER (WHERE " + column +
+              " > now()))::float8 AS " + Numbered("expiry_", e) + ",\n         ";
+  }
+  select.erase(select.size() - std::string(",\n         ").size());
+  return scan.name + " AS MATERIALIZED (\n  SELECT " + select + "\n  FROM " +
+         From(scan.table, "t") + "\n  GROUP BY " + Cols("t", scan.key) + "\n)";
+}
+
+std::string BalanceGate::UnbalancedSql(const Gated& gated) const {
+  const Scan& a = scans_[gated.rows.scan];
+  const Scan& b = scans_[gated.in.scan];
+  const BalanceSide& side = a.sides[gated.rows.side];
+  size_t n = a.key.size();
+  std::string rows = "a." + Numbered("rows_", gated.rows.side);
+  std::string in_rows = "b." + Numbered("rows_", gated.in.side);
+  std::string balanced = in_rows + " = " + rows;
+  if (!side.columns.empty()) {
+    balanced = "a." + Numbered("hashed_", gated.rows.side) + " = " + rows + " AND " + balanced +
+               " AND b." + Numbered("hashed_", gated.in.side) + " = " + in_rows + " AND b." +
+               Numbered("hash_", gated.in.side) + " = a." + Numbered("hash_", gated.rows.side);
+  }
+  return gated.unbalanced + " AS MATERIALIZED (\n  SELECT " + KeyColumns("a", n) + "\n  FROM " +
+         a.name + " AS a LEFT JOIN " + b.name + " AS b ON " + KeysEqual("a", "b", n) +
+         "\n  WHERE " + rows + " > 0 AND " + KeysNull("a", n, false) + "\n    AND (" + balanced +
+         ") IS NOT TRUE\n)";
+}
+
+std::string BalanceGate::With() const {
+  if (empty()) return "";
+  std::string sql = "-- One scan of each table: each side's rows counted and hashed by key.\nWITH ";
+  for (const auto& scan : scans_) sql += ScanSql(scan) + ",\n";
+  sql += "-- The keys whose sides differ: read exactly.\n";
+  for (const auto& [name, gated] : gated_) sql += UnbalancedSql(gated) + ",\n";
+  sql.erase(sql.size() - 2);
+  return sql + "\n";
+}
+
+std::optional<std::string> BalanceGate::Violations(const Declaration& d) const {
+  auto it = std::find_if(gated_.begin(), gated_.end(),
+                         [&](const auto& entry) { return entry.first == d.name; });
+  if (it == gated_.end()) return std::nullopt;
+  const Gated& gated = it->second;
+  const Scan& scan = scans_[gated.rows.scan];
+  size_t n = scan.key.size();
+  KeyFilter one_key;
+  one_key.row = "u";
+  std::string labels;
+  for (size_t i = 0; i < n; ++i) {
+    labels += "s." + Numbered("k", i) + " AS " + QuoteIdentifier(d.labels[i]) + ", ";
+  }
+  std::string rows = "s." + Numbered("rows_", gated.rows.side);
+  std::string exact = KindNamed(d.kind)->Violations(d, one_key);
+  std::string indented;
+  for (char c : exact) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
+  return "SELECT v.*\nFROM " + gated.unbalanced + " AS u CROSS JOIN LATERAL (\n  " + indented +
+         "\n) AS v\nUNION ALL\n-- a NULL key matches nothing: all its rows are violations\nSELECT " +
+         labels + rows + " AS " + kViolationsColumn + "\nFROM " + scan.name + " AS s\nWHERE " +
+         rows + " > 0 AND (" + KeysNull("s", n, true) + ")";
+}
+
+std::optional<std::string> BalanceGate::Expiry(const Declaration& d) const {
+  if (d.rows.expires.empty()) return std::nullopt;
+  for (const auto& scan : scans_) {
+    if (!SameTable(scan.table, d.rows.table) || scan.key != d.key) continue;
+    for (size_t e = 0; e < scan.expiries.size(); ++e) {
+      if (scan.expiries[e] != d.rows.expires) continue;
+      std::string labels;
+      for (size_t i = 0; i < d.key.size(); ++i) {
+        labels += "s." + Numbered("k", i) + "::text AS " + QuoteIdentifier(d.labels[i]) + ", ";
+      }
+      std::string expiry = "s." + Numbered("expiry_", e);
+      return "-- " + d.name + ": when each key's next " + d.rows.expires +
+             " passes (from the scan of " + TableText(d.rows.table) + ")\nSELECT " + labels +
+             "NULL::text AS " + kInvariantColumn + ", NULL::float8 AS " + kViolationsColumn +
+             ", " + expiry + " AS " + kExpiryColumn + "\nFROM " + scan.name + " AS s\nWHERE " +
+             expiry + " IS NOT NULL";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace seatwatch::declare
