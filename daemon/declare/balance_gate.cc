@@ -86,6 +86,48 @@ bool Covers(const BalanceSide& x, const BalanceSide& y, const Balance& b) {
   return true;
 }
 
+// The columns of `y` that pair with `distinct`'s (its key and its
+// columns) when `distinct` holds the rows of side `x`; nullopt when it does
+// not, or a column of it is not compared by the pair.
+std::optional<std::vector<std::string>> PairedColumns(const BalanceSide& x, const BalanceSide& y,
+                                                      const BalanceSide& distinct) {
+  if (!SameTable(x.table, distinct.table) || x.key != distinct.key ||
+      x.where != distinct.where) {
+    return std::nullopt;
+  }
+  std::vector<std::string> paired = y.key;
+  for (const auto& column : distinct.columns) {
+    auto at = std::find(x.columns.begin(), x.columns.end(), column);
+    if (at == x.columns.end()) return std::nullopt;
+    paired.push_back(y.columns[static_cast<size_t>(at - x.columns.begin())]);
+  }
+  return paired;
+}
+
+// Whether `table` has a unique index, immediate, with no predicate and no
+// expression, whose key columns are all among `columns`: then no two of its
+// rows with those columns set are equal on them.
+std::string DistinctProofSql(const TableName& table, const std::vector<std::string>& columns) {
+  std::string names;
+  for (const auto& column : columns) {
+    std::string quoted;
+    for (char c : column) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    names += (names.empty() ? "'" : ", '") + quoted + "'";
+  }
+  std::string regclass;
+  for (char c : QuoteTable(table)) regclass += c == '\'' ? std::string("''") : std::string(1, c);
+  return "  SELECT EXISTS (\n    SELECT 1 FROM pg_catalog.pg_index AS x\n"
+         "    WHERE x.indrelid = to_regclass('" + regclass +
+         "') AND x.indisunique AND x.indimmediate\n"
+         "      AND x.indpred IS NULL AND x.indexprs IS NULL\n"
+         "      AND NOT EXISTS (\n"
+         "        SELECT 1 FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)\n"
+         "        JOIN pg_catalog.pg_attribute AS a\n"
+         "          ON a.attrelid = x.indrelid AND a.attnum = k.attnum\n"
+         "        WHERE k.n <= x.indnkeyatts AND a.attname <> ALL (ARRAY[" + names +
+         "]::name[]))\n  ) AS proven";
+}
+
 }  // namespace
 
 BalanceGate::BalanceGate(const std::vector<Declaration>& declarations) {
@@ -114,18 +156,40 @@ BalanceGate::BalanceGate(const std::vector<Declaration>& declarations) {
     std::optional<Gated> found;
     for (const auto& pair : pairs) {
       if (Covers(pair.balance.rows, pair.balance.in, balance)) {
-        found = Gated{pair.rows, pair.in, ""};
+        found = Gated{pair.rows, pair.in, "", "", ""};
       } else if (Covers(pair.balance.in, pair.balance.rows, balance)) {
-        found = Gated{pair.in, pair.rows, ""};
+        found = Gated{pair.in, pair.rows, "", "", ""};
       }
       if (found) break;
     }
     if (!found) {
       pairs.push_back({balance, Add(balance.rows), Add(balance.in)});
-      found = Gated{pairs.back().rows, pairs.back().in, ""};
+      found = Gated{pairs.back().rows, pairs.back().in, "", "", ""};
     }
     found->unbalanced = Numbered("seatwatch_unbalanced_", index);
     gated.emplace_back(index, *found);
+  }
+  for (size_t i = 0; i < declarations.size(); ++i) {
+    const Declaration& d = declarations[i];
+    auto distinct = KindNamed(d.kind)->DistinctOf(d);
+    if (!distinct) continue;
+    for (const auto& pair : pairs) {
+      std::optional<Gated> found;
+      for (bool flipped : {false, true}) {
+        const BalanceSide& x = flipped ? pair.balance.in : pair.balance.rows;
+        const BalanceSide& y = flipped ? pair.balance.rows : pair.balance.in;
+        auto paired = PairedColumns(x, y, *distinct);
+        if (!paired) continue;
+        found = Gated{flipped ? pair.in : pair.rows, flipped ? pair.rows : pair.in,
+                      Numbered("seatwatch_unbalanced_", i), Numbered("seatwatch_distinct_", i),
+                      ""};
+        found->proof_sql = DistinctProofSql(y.table, *paired);
+        break;
+      }
+      if (!found) continue;
+      gated.emplace_back(i, *found);
+      break;
+    }
   }
   std::sort(gated.begin(), gated.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -203,7 +267,13 @@ std::string BalanceGate::With() const {
   std::string sql = "-- One scan of each table: each side's rows counted and hashed by key.\nWITH ";
   for (const auto& scan : scans_) sql += ScanSql(scan) + ",\n";
   sql += "-- The keys whose sides differ: read exactly.\n";
-  for (const auto& [name, gated] : gated_) sql += UnbalancedSql(gated) + ",\n";
+  for (const auto& [name, gated] : gated_) {
+    sql += UnbalancedSql(gated) + ",\n";
+    if (!gated.proof.empty()) {
+      sql += "-- " + name + ": its rows balance rows a unique index keeps distinct\n" +
+             gated.proof + " AS MATERIALIZED (\n" + gated.proof_sql + "\n),\n";
+    }
+  }
   sql.erase(sql.size() - 2);
   return sql + "\n";
 }
@@ -222,11 +292,24 @@ std::optional<std::string> BalanceGate::Violations(const Declaration& d) const {
     labels += "s." + Numbered("k", i) + " AS " + QuoteIdentifier(d.labels[i]) + ", ";
   }
   std::string rows = "s." + Numbered("rows_", gated.rows.side);
-  std::string exact = KindNamed(d.kind)->Violations(d, one_key);
-  std::string indented;
-  for (char c : exact) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
-  return "SELECT v.*\nFROM " + gated.unbalanced + " AS u CROSS JOIN LATERAL (\n  " + indented +
-         "\n) AS v\nUNION ALL\n-- a NULL key matches nothing: all its rows are violations\nSELECT " +
+  auto indented = [](const std::string& sql) {
+    std::string out = "  ";
+    for (char c : sql) out += c == '\n' ? std::string("\n  ") : std::string(1, c);
+    return out;
+  };
+  std::string unbalanced = "SELECT v.*\nFROM " + gated.unbalanced +
+                           " AS u CROSS JOIN LATERAL (\n" +
+                           indented(KindNamed(d.kind)->Violations(d, one_key)) + "\n) AS v";
+  if (!gated.proof.empty()) {
+    // A NULL key or column is never a duplicate: nothing to add for it.
+    std::string proven = "(SELECT proven FROM " + gated.proof + ")";
+    return unbalanced + "\nWHERE " + proven +
+           "\nUNION ALL\n-- no such index: every key read exactly\nSELECT w.*\nFROM (\n" +
+           indented(KindNamed(d.kind)->Violations(d, KeyFilter{})) + "\n) AS w\nWHERE NOT " +
+           proven;
+  }
+  return unbalanced +
+         "\nUNION ALL\n-- a NULL key matches nothing: all its rows are violations\nSELECT " +
          labels + rows + " AS " + kViolationsColumn + "\nFROM " + scan.name + " AS s\nWHERE " +
          rows + " > 0 AND (" + KeysNull("s", n, true) + ")";
 }

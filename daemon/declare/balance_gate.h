@@ -23,6 +23,13 @@ namespace seatwatch::declare {
 //
 // A key whose columns hold a NULL matches nothing, so its rows are all
 // violations: counted from the scan, with no exact reading.
+//
+// A `unique` entry rides on a balanced pair too, when its rows are one side
+// of it and the other side's table has a unique index (no predicate, no
+// expression) on columns its columns pair with: a key that balances holds
+// the same rows on both sides, and the index keeps those distinct. The
+// index is looked up in the catalog by the pass itself; without one the
+// entry reads every key exactly, as it would with no gate.
 class BalanceGate {
  public:
   explicit BalanceGate(const std::vector<Declaration>& declarations);
@@ -56,6 +63,10 @@ class BalanceGate {
     SideAt rows;
     SideAt in;
     std::string unbalanced;  // seatwatch_unbalanced_N
+    // A unique entry's: the CTE that says whether a unique index keeps the
+    // `in` side's rows distinct, and its SQL; empty for exists entries.
+    std::string proof;
+    std::string proof_sql;
   };
 
   SideAt Add(const BalanceSide& side);

@@ -44,6 +44,12 @@ class KindSql {
   virtual std::optional<Balance> BalanceOf(const Declaration& /*declaration*/) const {
     return std::nullopt;
   }
+  // The rows that must hold no two equal, for a kind whose violations are
+  // duplicates (unique): balanced against rows that a unique index keeps
+  // distinct, they hold none (balance_gate.h). nullopt for other kinds.
+  virtual std::optional<BalanceSide> DistinctOf(const Declaration& /*declaration*/) const {
+    return std::nullopt;
+  }
 };
 
 // nullptr for a name that is no kind.

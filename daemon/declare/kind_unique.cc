@@ -50,6 +50,16 @@ class UniqueSql final : public KindSql {
     return {{d.rows.table, d.key}};
   }
 
+  std::optional<BalanceSide> DistinctOf(const Declaration& d) const override {
+    BalanceSide side{d.rows.table, d.key, {}, d.rows.where};
+    for (const auto& column : d.rows.columns) {
+      if (std::find(d.key.begin(), d.key.end(), column) == d.key.end()) {
+        side.columns.push_back(column);
+      }
+    }
+    return side;
+  }
+
  private:
   // Each group of equal `columns` with more than one row.
   static std::string Groups(const Declaration& d, const KeyFilter& filter) {
