@@ -424,6 +424,36 @@ def invariants_row(lay):
         no_value="No violations",
     ), 24, 8)
 
+    lay.add(timeseries(
+        "Violations detected and healed",
+        "Keys that turned violated (detected: a run returned a key the last one did not) and "
+        "keys that healed (a later run no longer returned it), per invariant and step: the "
+        "increase of seatwatch_invariant_violations_detected_total and _healed_total. A key "
+        "that breaks and heals between two runs is never seen. The counts start afresh when "
+        "seatwatch restarts.",
+        "short",
+        [target("sum by (invariant) (increase("
+                f"seatwatch_invariant_violations_detected_total{sel()}[$__rate_interval]))",
+                "detected {{invariant}}", ref="A"),
+         target("-sum by (invariant) (increase("
+                f"seatwatch_invariant_violations_healed_total{sel()}[$__rate_interval]))",
+                "healed {{invariant}}", ref="B")],
+        no_value="None detected",
+    ), 12, 8)
+
+    lay.add(timeseries(
+        "Age of the oldest open violation",
+        "For each invariant, how long its oldest key violated now has been violated: now "
+        "minus seatwatch_invariant_violated_since_timestamp_seconds (the first run that "
+        "returned the key, as that seatwatch process saw it). Which keys, since when, and the "
+        "last ones that healed: /api/invariants on the instance.",
+        "s",
+        [target("max by (invariant) (time() - "
+                f"seatwatch_invariant_violated_since_timestamp_seconds{sel()})",
+                "{{invariant}}")],
+        no_value="No open violations",
+    ), 12, 8)
+
 
 def inventory_row(lay):
     lay.row("Inventory")

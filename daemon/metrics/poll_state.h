@@ -11,6 +11,7 @@
 #include "metrics/check_output.h"
 #include "metrics/incremental_status.h"
 #include "metrics/lane_server.h"
+#include "metrics/violation_lifecycle.h"
 
 namespace seatwatch::metrics {
 
@@ -62,6 +63,9 @@ struct PollState {
   double poll_interval_seconds = 0;
   std::vector<CheckStatus> checks;
   std::map<std::string, InvariantHistory> history;
+  // Each violated key's lifecycle: a lane's own (at most one), or every
+  // lane's in the merged state.
+  std::vector<std::shared_ptr<const LifecycleState>> lifecycles;
   // The change feed's own series (seatwatch_changes_*) in text format, from
   // its last drain; empty without a feed (checks lane only).
   std::string changes_metrics;

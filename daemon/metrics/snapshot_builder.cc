@@ -4,6 +4,7 @@
 
 #include "metrics/family.h"
 #include "metrics/json_cap.h"
+#include "metrics/lifecycle_families.h"
 #include "util/json_writer.h"
 
 namespace seatwatch::metrics {
@@ -193,6 +194,7 @@ std::vector<prometheus::MetricFamily> BuildFamilies(const PollState& state) {
   AddServerFamilies(state, families);
   AddCheckFamilies(state, families);
   AddInvariantFamilies(state, families);
+  AddLifecycleFamilies(state, families);
   AddIncrementalFamilies(state, families);
   return families;
 }
@@ -253,6 +255,9 @@ std::string InvariantsJson(const PollState& state) {
         for (const auto& label : violation.labels) json.Key(label.name).String(label.value);
         json.EndObject();
         json.Key("value").Number(violation.value);
+        if (const auto* open = FindOpen(state, check.name, name, violation.labels)) {
+          json.Key("since_timestamp_seconds").Number(open->since_unix);
+        }
         json.EndObject();
       }
       json.EndArray();
@@ -270,6 +275,26 @@ std::string InvariantsJson(const PollState& state) {
       }
       json.EndObject();
     }
+  }
+  json.EndArray();
+  // Keys that healed lately, newest first; a restart starts afresh.
+  json.Key("lifecycle_since_timestamp_seconds").Number(LifecycleStart(state));
+  json.Key("healed").BeginArray();
+  for (const auto& healed : RecentlyHealed(state)) {
+    if (json.str().size() > kInvariantsRowsBudget) {
+      truncated = true;
+      break;
+    }
+    json.BeginObject();
+    json.Key("invariant").String(healed.invariant);
+    json.Key("check").String(healed.check);
+    json.Key("labels").BeginObject();
+    for (const auto& label : healed.labels) json.Key(label.name).String(label.value);
+    json.EndObject();
+    json.Key("since_timestamp_seconds").Number(healed.since_unix);
+    json.Key("healed_timestamp_seconds").Number(healed.healed_unix);
+    json.Key("lasted_seconds").Number(healed.healed_unix - healed.since_unix);
+    json.EndObject();
   }
   json.EndArray();
   if (truncated) json.Key("truncated").Bool(true);

@@ -21,12 +21,22 @@ std::vector<std::string> KeyColumns(const std::vector<metrics::Violation>& keys)
   return names;
 }
 
-void RenderKeys(std::string& out, const InvariantView& view) {
+// The labels of a key as "name=value, ...".
+std::string KeyText(const metrics::Labels& labels) {
+  std::string text;
+  for (const auto& label : labels) {
+    text += (text.empty() ? "" : ", ") + label.name + "=" + label.value;
+  }
+  return text;
+}
+
+void RenderKeys(std::string& out, const InvariantView& view, double now_unix) {
   std::vector<std::string> columns = KeyColumns(view.first_keys);
   out += "<div class=\"scroll\"><table class=\"keys\"><tr>";
   for (const auto& column : columns) out += "<th>" + E(column) + "</th>";
-  out += "<th>offending</th></tr>\n";
-  for (const auto& violation : view.first_keys) {
+  out += "<th>offending</th><th>violated since</th></tr>\n";
+  for (size_t i = 0; i < view.first_keys.size(); ++i) {
+    const auto& violation = view.first_keys[i];
     out += "<tr>";
     for (const auto& column : columns) {
       out += "<td class=\"mono\">";
@@ -35,7 +45,10 @@ void RenderKeys(std::string& out, const InvariantView& view) {
       }
       out += "</td>";
     }
-    out += "<td class=\"num\">" + E(FormatNumber(violation.value)) + "</td></tr>\n";
+    out += "<td class=\"num\">" + E(FormatNumber(violation.value)) + "</td>";
+    double since = i < view.first_keys_since.size() ? view.first_keys_since[i] : 0;
+    out += "<td class=\"meta\">" + E(since > 0 ? FormatWhen(since, now_unix) : "not followed") +
+           "</td></tr>\n";
   }
   out += "</table></div>\n";
   if (view.rows > view.first_keys.size()) {
@@ -83,9 +96,25 @@ void RenderViolated(std::string& out, const InvariantView& view, double now_unix
   }
   out += "</p>\n";
   if (!view.help.empty()) out += "<p>" + E(view.help) + "</p>\n";
-  RenderKeys(out, view);
+  RenderKeys(out, view, now_unix);
   if (view.detail) RenderDetail(out, *view.detail);
   out += "</article>\n";
+}
+
+// Keys that were violated and are no longer: what on-call asks after the
+// page cleared. In memory only, since lifecycle_since_unix.
+void RenderHealed(std::string& out, const PageModel& model) {
+  if (model.healed.empty()) return;
+  out += "<h3>Recently healed</h3>\n<div class=\"scroll\"><table class=\"healed\"><tr>"
+         "<th>invariant</th><th>key</th><th>violated from</th><th>lasted</th></tr>\n";
+  for (const auto& healed : model.healed) {
+    out += "<tr><td>" + E(healed.invariant) + "</td><td class=\"mono\">" +
+           E(KeyText(healed.labels)) + "</td><td>" + E(FormatUtc(healed.since_unix)) +
+           "</td><td class=\"num\">" + E(FormatAge(healed.healed_unix - healed.since_unix)) +
+           "</td></tr>\n";
+  }
+  out += "</table></div>\n<p class=\"meta\">as seen by this process since " +
+         E(FormatUtc(model.lifecycle_since_unix)) + "; a restart starts the list afresh.</p>\n";
 }
 
 void RenderUnknown(std::string& out, const InvariantView& view) {
@@ -121,6 +150,7 @@ void RenderInvariants(std::string& out, const PageModel& model) {
            E(FormatWhen(view.since_unix, model.now_unix)) + "</span></li>\n";
   }
   if (any_ok) out += "</ul>\n";
+  RenderHealed(out, model);
   out += "</section>\n";
 }
 

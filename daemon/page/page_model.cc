@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "checks/lock_check.h"
+#include "metrics/lifecycle_families.h"
 
 namespace seatwatch::page {
 
@@ -34,7 +35,11 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
   for (const auto& violation : result->violations) {
     if (violation.value == 0) continue;  // a key the query reported as fine
     ++view.rows;
-    if (view.first_keys.size() < kShownKeys) view.first_keys.push_back(violation);
+    if (view.first_keys.size() < kShownKeys) {
+      view.first_keys.push_back(violation);
+      const auto* open = metrics::FindOpen(state, check.name, name, violation.labels);
+      view.first_keys_since.push_back(open ? open->since_unix : 0);
+    }
   }
   if (result->detail) {
     metrics::DetailRows detail = *result->detail;
@@ -76,6 +81,9 @@ PageModel BuildPageModel(const metrics::Snapshot& snapshot,
   model.version = state.version;
   model.servers = state.servers;
   model.failovers_total = state.failovers_total;
+  model.healed = metrics::RecentlyHealed(state);
+  if (model.healed.size() > kShownHealed) model.healed.resize(kShownHealed);
+  model.lifecycle_since_unix = metrics::LifecycleStart(state);
 
   const metrics::CheckStatus* locks_check = nullptr;
   const metrics::CheckStatus* holds_check = nullptr;

@@ -22,6 +22,7 @@ namespace seatwatch::page {
 inline constexpr size_t kShownKeys = 10;        // offending keys per invariant
 inline constexpr size_t kShownDetailRows = 10;  // detail rows per invariant
 inline constexpr size_t kShownSessions = 200;   // sessions drawn in the forest
+inline constexpr size_t kShownHealed = 10;      // keys that healed lately
 
 enum class Verdict { kOk, kViolated, kUnknown };
 
@@ -36,6 +37,9 @@ struct InvariantView {
   size_t rows = 0;                            // offending rows the query returned
   double total = 0;                           // their values summed
   std::vector<metrics::Violation> first_keys;  // the first kShownKeys offending rows
+  // Each first key's start (its lifecycle's since), in the same order; 0:
+  // not followed.
+  std::vector<double> first_keys_since;
   // The first kShownDetailRows rows of detail_sql (rows cut; `truncated`
   // set when more were there or the detail limits cut some).
   std::optional<metrics::DetailRows> detail;
@@ -79,6 +83,11 @@ struct PageModel {
   // lane reached its database), and the failovers seen since start.
   std::vector<metrics::LaneServer> servers;
   std::uint64_t failovers_total = 0;
+
+  // The last keys that healed (newest first, at most kShownHealed), and
+  // since when this process follows lifecycles.
+  std::vector<metrics::HealedViolation> healed;
+  double lifecycle_since_unix = 0;
 
   // OK when every invariant holds, VIOLATED when any is violated, else
   // UNKNOWN (no invariant configured, none judged yet, or one without a

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "poll/check_runner.h"
 #include "util/heap.h"
@@ -48,7 +50,8 @@ Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>
       publisher_(std::move(publisher)),
       slot_(slot),
       lane_session_(config_, lane_,
-                    [publisher = publisher_, slot = slot_] { publisher->MarkOverdue(slot); }) {
+                    [publisher = publisher_, slot = slot_] { publisher->MarkOverdue(slot); }),
+      lifecycle_(UnixNow()) {
   state_.version = std::move(version);
   RebuildState();
   Publish();
@@ -219,6 +222,25 @@ void Poller::FollowRecovery(const db::ServerFacts& facts) {
 
 void Poller::UpdateHistory() {
   double now = UnixNow();
+  std::set<std::pair<std::string, std::string>> configured;
+  for (const auto& entry : checks_) {
+    for (const auto& name : entry.status.invariants) configured.insert({entry.status.name, name});
+  }
+  lifecycle_.Retain(configured);
+  for (auto it = observed_.begin(); it != observed_.end();) {
+    bool kept = false;
+    for (const auto& entry : checks_) kept = kept || entry.status.name == it->first;
+    it = kept ? std::next(it) : observed_.erase(it);
+  }
+  for (const auto& entry : checks_) {
+    // Each output once: a poll that ran other checks publishes this one's
+    // last output again, which says nothing new of its keys.
+    const auto& output = entry.status.output;
+    if (!output || observed_[entry.status.name] == output) continue;
+    observed_[entry.status.name] = output;
+    lifecycle_.Observe(entry.status.name, output->invariants, now);
+  }
+  state_.lifecycles = {lifecycle_.State()};
   for (const auto& entry : checks_) {
     if (!entry.status.output) continue;
     for (const auto& invariant : entry.status.output->invariants) {

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include "db/server_facts.h"
 #include "metrics/poll_state.h"
 #include "metrics/snapshot.h"
+#include "metrics/violation_lifecycle.h"
 #include "poll/feed_keeper.h"
 #include "poll/lane.h"
 #include "poll/lane_progress.h"
@@ -99,6 +101,9 @@ class Poller {
   LaneSession lane_session_;
   metrics::PollState state_;
   FeedKeeper feed_;
+  // Each violated key's lifecycle, fed each check's output once.
+  metrics::ViolationLifecycle lifecycle_;
+  std::map<std::string, std::shared_ptr<const metrics::CheckOutput>> observed_;
   std::shared_ptr<LaneProgress> progress_;
   RecoveryWatch recovery_;
 

@@ -61,6 +61,8 @@ metrics::PollState MergeLanes(const std::vector<metrics::PollState>& lanes) {
     if (merged.poll_interval_seconds <= 0) merged.poll_interval_seconds = lane.poll_interval_seconds;
     merged.checks.insert(merged.checks.end(), lane.checks.begin(), lane.checks.end());
     merged.history.insert(lane.history.begin(), lane.history.end());
+    merged.lifecycles.insert(merged.lifecycles.end(), lane.lifecycles.begin(),
+                             lane.lifecycles.end());
     merged.changes_metrics += lane.changes_metrics;
     merged.servers.insert(merged.servers.end(), lane.servers.begin(), lane.servers.end());
     if (lane.checks.empty()) continue;

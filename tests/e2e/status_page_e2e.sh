@@ -112,8 +112,8 @@ has "<li><a href=\"#locks\">2 sessions blocked by pid $root (idle in transaction
 # The invariant's own help (the shipped invariant_help) and its runbook entry.
 has '<p>A seat is sold, no ticket: a fan may have paid for nothing.</p>'
 has 'href="https://github.com/seatwatch/seatwatch/blob/main/docs/runbook.md#sold_seat_without_ticket">runbook</a>'
-has '<tr><th>event_id</th><th>offending</th></tr>'
-has '<tr><td class="mono">3</td><td class="num">1</td></tr>'
+has '<tr><th>event_id</th><th>offending</th><th>violated since</th></tr>'
+has '<tr><td class="mono">3</td><td class="num">1</td><td class="meta">20'
 has '<td class="mono">A7</td>'
 has "root pid <span class=\"pid\">$root</span>"
 has '<span class="state idle">idle in transaction for '

@@ -8,6 +8,7 @@
 #include "locks/blocking_forest.h"
 #include "locks/lock_poll.h"
 #include "metrics/snapshot_builder.h"
+#include "metrics/violation_lifecycle.h"
 #include "page/page_model.h"
 #include "page/page_renderer.h"
 #include "support/lock_rows.h"
@@ -71,6 +72,13 @@ metrics::PollState ViolatedState() {
   state.checks.push_back(reconciliation);
   state.history["sold_seat_without_ticket"] = {false, kSince};
   state.history["fan_over_limit"] = {true, kSince - 3600};
+  // Event 5 was violated for ten minutes before event 3 broke.
+  metrics::ViolationLifecycle lifecycle(kSince - 7200);
+  metrics::InvariantResult earlier = sold;
+  earlier.violations = {{{{"event_id", "5"}}, 2}};
+  lifecycle.Observe("booking_reconciliation", {earlier}, kSince - 600);
+  lifecycle.Observe("booking_reconciliation", {sold, limit}, kSince);
+  state.lifecycles = {lifecycle.State()};
 
   state.checks.push_back(Ran("locks", testing::LocksOutput(HotSeatPoll())));
   state.checks.push_back(Ran("holds", testing::HoldsOutput({7, 3, 125.5, 2})));
@@ -130,8 +138,13 @@ TEST(StatusPageTest, VerdictFirstWithTheOffendingKeysAndRows) {
   // The key (event 3), not the key the query reported as fine (event 1).
   testing::ExpectPageParts(
       page,
-      {"<tr><th>event_id</th><th>offending</th></tr>\n<tr><td "
-       "class=\"mono\">3</td><td class=\"num\">1</td></tr>\n</table>",
+      {"<tr><th>event_id</th><th>offending</th><th>violated since</th></tr>\n<tr><td "
+       "class=\"mono\">3</td><td class=\"num\">1</td><td class=\"meta\">2026-12-01 17:40:10 "
+       "UTC (3m 12s ago)</td></tr>\n</table>",
+       "<h3>Recently healed</h3>",
+       "<tr><td>sold_seat_without_ticket</td><td class=\"mono\">event_id=5</td><td>2026-12-01 "
+       "17:30:10 UTC</td><td class=\"num\">10m 00s</td></tr>",
+       "as seen by this process since 2026-12-01 15:40:10 UTC; a restart starts the list afresh.",
        "<td class=\"mono\">A7</td><td class=\"mono\">sold</td>", "<td class=\"meta\">NULL</td>",
        "<span class=\"badge ok\">OK</span> fan_over_limit <span "
        "class=\"meta\">since 2026-12-01 16:40:10 UTC (1h 03m ago)</span>"});
