@@ -267,24 +267,29 @@ bool Covers(const std::vector<std::string>& columns, const std::vector<std::stri
   return true;
 }
 
-// With [changes] on: the replica identity and the key index of each table
-// the entry's check reads, once per table.
+// Once per table the entry's check reads: with [changes] on, its replica
+// identity; and its key index wherever keys are read one by one (the
+// rechecks of incremental mode; the keys a balance gate finds out of
+// balance, in any mode).
 class FeedAdvice {
  public:
   FeedAdvice(pqxx::transaction_base& tx, std::vector<std::string>& warnings)
       : tx_(tx), warnings_(warnings) {}
 
-  void Entry(const config::DeclaredEntry& entry, bool incremental) {
+  void Entry(const config::DeclaredEntry& entry, bool changes, bool incremental) {
     const auto* kind = declare::KindNamed(entry.declaration.kind);
     if (kind == nullptr) return;
+    bool gated = kind->BalanceOf(entry.declaration) || kind->DistinctOf(entry.declaration);
     for (const auto& keyed : kind->Tables(entry.declaration)) {
       std::string text = declare::TableText(keyed.table);
-      if (!seen_.insert(text).second) continue;
+      bool identity = changes && identity_seen_.insert(text).second;
+      bool index = (incremental || gated) && index_seen_.insert(text).second;
+      if (!identity && !index) continue;
       std::optional<Table> table = ReadTable(tx_, keyed.table);
       if (!table) continue;  // an error of the entry already
       std::string where = entry.FieldLocation("key").Describe("invariant.key") + ": ";
-      ReplicaIdentity(where, keyed, *table);
-      if (incremental) KeyIndex(where, keyed, *table);
+      if (identity) ReplicaIdentity(where, keyed, *table);
+      if (index) KeyIndex(where, keyed, *table);
     }
   }
 
@@ -348,14 +353,16 @@ class FeedAdvice {
     warnings_.push_back(where + TableText(keyed.table) + " (about " +
                         std::to_string(static_cast<long long>(table.rows)) +
                         " rows) has no index that starts with " + keyed.key_columns[0] +
-                        ": each recheck of a few keys reads the whole table; create one: "
+                        ": each key read by itself (a recheck of a few keys, a key out of "
+                        "balance in a full pass) reads the whole table; create one: "
                         "CREATE INDEX CONCURRENTLY ON " + QuoteTable(keyed.table) + " (" +
                         QuoteIdentifier(keyed.key_columns[0]) + ");");
   }
 
   pqxx::transaction_base& tx_;
   std::vector<std::string>& warnings_;
-  std::set<std::string> seen_;
+  std::set<std::string> identity_seen_;
+  std::set<std::string> index_seen_;
 };
 
 }  // namespace
@@ -375,7 +382,8 @@ DeclaredProof ProveDeclarations(pqxx::transaction_base& tx, const config::Config
     }
     proof.proved.push_back("invariant " + name + " (" + entry.declaration.kind +
                            "): tables, columns and expressions prove on the database");
-    if (config.changes.enabled) advice.Entry(entry, incremental[entry.check]);
+    advice.Entry(entry, config.changes.enabled,
+                 config.changes.enabled && incremental[entry.check]);
   }
   return proof;
 }

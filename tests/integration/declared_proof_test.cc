@@ -212,7 +212,8 @@ TEST_F(DeclaredProofTest, WithTheFeedOnItSaysWhatTheReplicaIdentityAndIndexesNee
                        "REPLICA IDENTITY FULL;\n"))
       << log;
   EXPECT_TRUE(Has(log, "entry (about 20000 rows) has no index that starts with account_id: each "
-                       "recheck of a few keys reads the whole table; create one: CREATE INDEX "
+                       "key read by itself (a recheck of a few keys, a key out of balance in a "
+                       "full pass) reads the whole table; create one: CREATE INDEX "
                        "CONCURRENTLY ON entry (account_id);\n"))
       << log;
   // seats' primary key starts with event_id and carries it; account is small.
@@ -224,6 +225,34 @@ TEST_F(DeclaredProofTest, WithTheFeedOnItSaysWhatTheReplicaIdentityAndIndexesNee
   db_.Exec("ALTER TABLE entry REPLICA IDENTITY FULL");
   EXPECT_EQ(Run({"--config", config_, "--check-config"}, &log), 0) << log;
   EXPECT_FALSE(Has(log, "replica identity of")) << log;
+  EXPECT_FALSE(Has(log, "has no index")) << log;
+}
+
+// Without the feed, a full pass still reads a key by itself when the
+// balance gate finds it out of balance: an exists entry on a large table
+// with no index on its key gets the same advice; a counter (read in one
+// pass, never key by key) does not.
+TEST_F(DeclaredProofTest, AGatedEntryOnALargeTableWithoutAKeyIndexIsAdvisedOne) {
+  db_.Exec(kLedgerSchema);
+  int line = 0;
+  WriteConfig(std::string(kBalance) +
+                  "\n[[invariant]]\n"
+                  "name = \"entry_without_account\"\n"
+                  "help = \"An entry names no account\"\n"
+                  "kind = \"exists\"\n"
+                  "key = [\"account_id\"]\n"
+                  "rows = { table = \"entry\", columns = [\"account_id\"] }\n"
+                  "in = { table = \"account\", columns = [\"id\"] }\n",
+              "key = [\"account_id\"]", &line);
+  std::string log;
+  EXPECT_EQ(Run({"--config", config_, "--check-config"}, &log), 0) << log;
+  EXPECT_TRUE(Has(log, "warning: " + At(line) + "7: invariant.key: entry (about 20000 rows) has no "
+                       "index that starts with account_id: each key read by itself"))
+      << log;
+  EXPECT_FALSE(Has(log, "replica identity")) << "the feed is off: " << log;
+
+  WriteConfig(kBalance);
+  EXPECT_EQ(Run({"--config", config_, "--check-config"}, &log), 0) << log;
   EXPECT_FALSE(Has(log, "has no index")) << log;
 }
 
