@@ -1,6 +1,7 @@
 #include "declare/balance_gate.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "declare/compiled_check.h"
 #include "declare/identifier.h"
@@ -39,6 +40,13 @@ std::string Filter(const std::string& where, const std::string& more = "") {
   std::string condition = where.empty() ? "" : Pasted(where);
   if (!more.empty()) condition += (condition.empty() ? "" : " AND ") + more;
   return condition.empty() ? "" : " FILTER (WHERE " + condition + ")";
+}
+
+// "\n  WHERE ..." for the conditions of a KeyFilter (" AND ..."); "" for none.
+std::string Where(const std::string& conditions) {
+  const std::string lead = " AND ";
+  if (conditions.empty()) return "";
+  return "\n  WHERE " + conditions.substr(lead.size());
 }
 
 // "a.k1 = b.k1 AND ..." over `n` key columns.
@@ -130,7 +138,8 @@ std::string DistinctProofSql(const TableName& table, const std::vector<std::stri
 
 }  // namespace
 
-BalanceGate::BalanceGate(const std::vector<Declaration>& declarations) {
+BalanceGate::BalanceGate(const std::vector<Declaration>& declarations, KeyFilter filter)
+    : filter_(std::move(filter)) {
   struct Entry {
     size_t index;
     Balance balance;
@@ -240,7 +249,8 @@ std::string BalanceGate::ScanSql(const Scan& scan) const {
   }
   select.erase(select.size() - std::string(",\n         ").size());
   return scan.name + " AS MATERIALIZED (\n  SELECT " + select + "\n  FROM " +
-         From(scan.table, "t") + "\n  GROUP BY " + Cols("t", scan.key) + "\n)";
+         From(scan.table, "t") + Where(filter_.On("t", scan.key)) + "\n  GROUP BY " +
+         Cols("t", scan.key) + "\n)";
 }
 
 std::string BalanceGate::UnbalancedSql(const Gated& gated) const {
@@ -305,7 +315,7 @@ std::optional<std::string> BalanceGate::Violations(const Declaration& d) const {
     std::string proven = "(SELECT proven FROM " + gated.proof + ")";
     return unbalanced + "\nWHERE " + proven +
            "\nUNION ALL\n-- no such index: every key read exactly\nSELECT w.*\nFROM (\n" +
-           indented(KindNamed(d.kind)->Violations(d, KeyFilter{})) + "\n) AS w\nWHERE NOT " +
+           indented(KindNamed(d.kind)->Violations(d, filter_)) + "\n) AS w\nWHERE NOT " +
            proven;
   }
   return unbalanced +

@@ -7,6 +7,7 @@
 
 #include "declare/balance.h"
 #include "declare/declaration.h"
+#include "declare/sql_text.h"
 
 namespace seatwatch::declare {
 
@@ -32,7 +33,9 @@ namespace seatwatch::declare {
 // entry reads every key exactly, as it would with no gate.
 class BalanceGate {
  public:
-  explicit BalanceGate(const std::vector<Declaration>& declarations);
+  // `filter`: the keys the pass reads (every key for a full pass, $1 for
+  // a scoped one); the scans and every exact reading keep to them.
+  BalanceGate(const std::vector<Declaration>& declarations, KeyFilter filter);
 
   // No entry of the check has a balance: the pass is written as before.
   bool empty() const { return gated_.empty(); }
@@ -74,6 +77,7 @@ class BalanceGate {
   std::string UnbalancedSql(const Gated& gated) const;
 
   std::vector<Scan> scans_;
+  KeyFilter filter_;
   std::vector<std::pair<std::string, Gated>> gated_;  // invariant -> its gate, in entry order
 };
 

@@ -58,8 +58,7 @@ std::string ExpiryBranch(const Declaration& d, const KeyFilter& filter) {
          "\nGROUP BY " + Cols("r", d.key);
 }
 
-// `gate`: the full pass's BalanceGate; a scoped pass reads its few keys
-// exactly (through their indexes) and has none.
+// `gate`: the pass's BalanceGate, or none when no entry has a balance.
 std::string Pass(const std::vector<Declaration>& declarations, const KeyFilter& filter,
                  const BalanceGate* gate = nullptr) {
   std::string sql = gate ? gate->With() : "";
@@ -94,7 +93,7 @@ CompiledCheck CompileCheck(const std::string& check, const std::vector<Declarati
     out.detail_sql[d.name] = SqlOf(d).Detail(d, detail);
     if (!d.rows.expires.empty()) out.expiry_column = kExpiryColumn;
   }
-  BalanceGate gate(declarations);
+  BalanceGate gate(declarations, KeyFilter{});
   out.full_sql = Pass(declarations, KeyFilter{}, gate.empty() ? nullptr : &gate);
   if (out.labels.size() != 1) {
     out.not_incremental = "its key has " + std::to_string(out.labels.size()) +
@@ -114,7 +113,12 @@ CompiledCheck CompileCheck(const std::string& check, const std::vector<Declarati
       }
     }
   }
-  out.scoped_sql = Pass(declarations, KeyFilter{{1}, ""});
+  // The dirty keys of a recheck balance as the whole table does: a
+  // recheck reads each table once for them, and exactly only the keys
+  // out of balance.
+  KeyFilter dirty{{1}, ""};
+  BalanceGate scoped_gate(declarations, dirty);
+  out.scoped_sql = Pass(declarations, dirty, scoped_gate.empty() ? nullptr : &scoped_gate);
   return out;
 }
 
