@@ -30,9 +30,12 @@ def body(env):
     port = sw.free_port()
     daemon = env.daemon(sw.booking_config(port, standby.dsn(), cleanup={"interval": "1s"}))
 
+    # Both lanes have read their server (the checks lane's first poll can
+    # end after the locks lane's: until then seatwatch_up is 0).
     def waiting(m):
         return (m.get("seatwatch_cleanup_in_recovery") == 1
-                and m.get("seatwatch_database_in_recovery", lane="locks") == 1)
+                and m.get("seatwatch_database_in_recovery", lane="locks") == 1
+                and m.get("seatwatch_database_in_recovery", lane="checks") == 1)
 
     first = daemon.wait_metrics(waiting, "the cleanup waiting on the standby")
     start_poll = first.get("seatwatch_last_poll_timestamp_seconds")
