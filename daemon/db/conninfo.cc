@@ -94,8 +94,11 @@ std::string BuildConninfo(const std::string& dsn, const SessionSettings& setting
                                 std::to_string(settings.statement_timeout.count()) +
                                 " -c lock_timeout=" + std::to_string(settings.lock_timeout.count());
   // Monitoring queries are short and repeated: JIT compilation would cost
-  // more than it saves and makes their timing erratic.
-  session_options += " -c jit=off";
+  // more than it saves and makes their timing erratic. Floats as text
+  // exactly (the default, whatever the role or database sets): a declared
+  // check's balance gate hashes values by their text, and two different
+  // floats rounded to one text would balance.
+  session_options += " -c jit=off -c extra_float_digits=1";
   if (settings.read_only) session_options += " -c default_transaction_read_only=on";
   if (!user_options.empty()) session_options = user_options + " " + session_options;
   out += "options=" + QuoteLibpqValue(session_options);

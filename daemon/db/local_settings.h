@@ -19,8 +19,8 @@ struct LocalSettings {
 };
 
 // Pure: the statements, in one string, so that they cost one round trip.
-// jit off as in the connection options: monitoring queries are short and
-// repeated.
+// jit off and floats as exact text, as in the connection options (see
+// conninfo.cc).
 std::string SetLocalSql(const LocalSettings& settings);
 
 // Runs SetLocalSql in `tx`. Throws what libpqxx throws.

@@ -14,6 +14,7 @@
 
 #include <pqxx/pqxx>
 
+#include "db/local_settings.h"
 #include "declare/compiled_check.h"
 #include "declare/declaration.h"
 #include "support/scratch_db.h"
@@ -220,6 +221,40 @@ TEST_F(DeclaredBalanceTest, AUniqueEntryRidesOnTheBalanceWhenAUniqueIndexKeepsTh
            "CREATE UNIQUE INDEX receipt_shop_ref ON receipt (shop, ref) WHERE amount > 0;\n");
   EXPECT_EQ(Part("SELECT proven FROM seatwatch_distinct_3")[0][0].as<bool>(), false);
   EXPECT_EQ(Read(Run(compiled_.full_sql)), expected);
+}
+
+// The gate hashes values by their text. A database (or role) that rounds
+// floats in text (extra_float_digits <= 0) would print 0.1 + 0.2 and 0.3
+// alike, and the key would balance with a violation in it; the check
+// transaction's SET LOCALs (db::SetLocal, as every check runs them) put
+// exact float text back.
+TEST_F(DeclaredBalanceTest, FloatsBalanceByTheirExactTextWhateverTheDatabaseSets) {
+  db_.Exec("CREATE TABLE reading (k integer, v float8);\n"
+           "CREATE TABLE expected (k integer, v float8);\n"
+           "INSERT INTO reading VALUES (1, 0.1::float8 + 0.2::float8), (2, 0.5);\n"
+           "INSERT INTO expected VALUES (1, 0.3), (2, 0.5);\n"
+           "ALTER DATABASE " + db_.name() + " SET extra_float_digits = 0;\n");
+  Declaration d;
+  d.kind = "exists";
+  d.name = "reading_not_expected";
+  d.key = {"k"};
+  d.labels = {"k"};
+  d.rows = Rows("reading", {"k", "v"});
+  d.in = Rows("expected", {"k", "v"});
+  declare::CompiledCheck compiled = declare::CompileCheck("readings", {d});
+
+  auto conn = db_.Connect();  // a new session: the database's setting applies
+  {
+    pqxx::work tx(*conn);
+    ASSERT_EQ(tx.exec1("SHOW extra_float_digits")[0].as<std::string>(), "0");
+    EXPECT_TRUE(tx.exec(compiled.full_sql).empty()) << "rounded text balances key 1";
+  }
+  pqxx::work tx(*conn);
+  db::SetLocal(tx, db::LocalSettings{});
+  pqxx::result rows = tx.exec(compiled.full_sql);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["k"].as<std::string>(), "1");
+  EXPECT_EQ(rows[0][declare::kViolationsColumn].as<double>(), 1);
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ TEST(BuildConninfoTest, BakesTimeoutsAndNameIntoOptions) {
   EXPECT_NE(conninfo.find("dbname='booking'"), std::string::npos) << conninfo;
   EXPECT_NE(conninfo.find("application_name='seatwatch'"), std::string::npos) << conninfo;
   EXPECT_NE(conninfo.find("connect_timeout=5"), std::string::npos) << conninfo;
-  EXPECT_NE(conninfo.find("-c statement_timeout=5000 -c lock_timeout=100 -c jit=off -c default_transaction_read_only=on"),
+  EXPECT_NE(conninfo.find("-c statement_timeout=5000 -c lock_timeout=100 -c jit=off -c extra_float_digits=1 -c default_transaction_read_only=on"),
             std::string::npos)
       << conninfo;
 }

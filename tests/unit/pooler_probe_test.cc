@@ -70,7 +70,7 @@ TEST(PoolerProbeTest, TheRefusedOptionsParameterGetsItsFix) {
 TEST(LocalSettingsTest, EveryTimeoutInOneString) {
   EXPECT_EQ(SetLocalSql({milliseconds(1000), milliseconds(100)}),
             "SET LOCAL statement_timeout = 1000; SET LOCAL lock_timeout = 100; "
-            "SET LOCAL jit = off");
+            "SET LOCAL jit = off; SET LOCAL extra_float_digits = 1");
 }
 
 }  // namespace
