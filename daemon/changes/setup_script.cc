@@ -3,20 +3,13 @@
 #include <vector>
 
 #include "declare/identifier.h"
+#include "declare/sql_text.h"
 
 namespace seatwatch::changes {
 
 namespace {
 
-// 'text' as an SQL string literal.
-std::string Literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
+using declare::Literal;
 
 // A table as the config names it, quoted for regclass input: a plain name
 // resolves through the search_path, "schema.name" in that schema.

@@ -117,16 +117,10 @@ std::optional<std::vector<std::string>> PairedColumns(const BalanceSide& x, cons
 // rows with those columns set are equal on them.
 std::string DistinctProofSql(const TableName& table, const std::vector<std::string>& columns) {
   std::string names;
-  for (const auto& column : columns) {
-    std::string quoted;
-    for (char c : column) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    names += (names.empty() ? "'" : ", '") + quoted + "'";
-  }
-  std::string regclass;
-  for (char c : QuoteTable(table)) regclass += c == '\'' ? std::string("''") : std::string(1, c);
+  for (const auto& column : columns) names += (names.empty() ? "" : ", ") + Literal(column);
   return "  SELECT EXISTS (\n    SELECT 1 FROM pg_catalog.pg_index AS x\n"
-         "    WHERE x.indrelid = to_regclass('" + regclass +
-         "') AND x.indisunique AND x.indimmediate\n"
+         "    WHERE x.indrelid = to_regclass(" + Literal(QuoteTable(table)) +
+         ") AND x.indisunique AND x.indimmediate\n"
          "      AND x.indpred IS NULL AND x.indexprs IS NULL\n"
          "      AND NOT EXISTS (\n"
          "        SELECT 1 FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)\n"
@@ -302,20 +296,15 @@ std::optional<std::string> BalanceGate::Violations(const Declaration& d) const {
     labels += "s." + Numbered("k", i) + " AS " + QuoteIdentifier(d.labels[i]) + ", ";
   }
   std::string rows = "s." + Numbered("rows_", gated.rows.side);
-  auto indented = [](const std::string& sql) {
-    std::string out = "  ";
-    for (char c : sql) out += c == '\n' ? std::string("\n  ") : std::string(1, c);
-    return out;
-  };
   std::string unbalanced = "SELECT v.*\nFROM " + gated.unbalanced +
                            " AS u CROSS JOIN LATERAL (\n" +
-                           indented(KindNamed(d.kind)->Violations(d, one_key)) + "\n) AS v";
+                           Indented(KindNamed(d.kind)->Violations(d, one_key)) + "\n) AS v";
   if (!gated.proof.empty()) {
     // A NULL key or column is never a duplicate: nothing to add for it.
     std::string proven = "(SELECT proven FROM " + gated.proof + ")";
     return unbalanced + "\nWHERE " + proven +
            "\nUNION ALL\n-- no such index: every key read exactly\nSELECT w.*\nFROM (\n" +
-           indented(KindNamed(d.kind)->Violations(d, filter_)) + "\n) AS w\nWHERE NOT " +
+           Indented(KindNamed(d.kind)->Violations(d, filter_)) + "\n) AS w\nWHERE NOT " +
            proven;
   }
   return unbalanced +

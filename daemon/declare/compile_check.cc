@@ -14,15 +14,6 @@ const std::string& KindText(const Declaration& d) { return d.kind; }
 
 const KindSql& SqlOf(const Declaration& d) { return *KindNamed(KindText(d)); }
 
-std::string Indented(const std::string& sql) {
-  std::string out = "  ";
-  for (char c : sql) {
-    out += c;
-    if (c == '\n') out += "  ";
-  }
-  return out;
-}
-
 std::string Violations(const Declaration& d, const KeyFilter& filter, const BalanceGate* gate) {
   if (gate) {
     if (auto gated = gate->Violations(d)) return *gated;

@@ -71,6 +71,24 @@ std::vector<std::string> At(const std::vector<std::string>& columns,
   return out;
 }
 
+std::string Indented(const std::string& sql) {
+  std::string out = "  ";
+  for (char c : sql) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+std::string Literal(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
 std::string Number(double value) {
   char text[64];
   if (std::floor(value) == value && std::fabs(value) < 1e15) {

@@ -35,6 +35,10 @@ std::vector<size_t> Positions(const std::vector<std::string>& wanted,
 // The columns at `positions`.
 std::vector<std::string> At(const std::vector<std::string>& columns,
                             const std::vector<size_t>& positions);
+// `sql` two spaces in, each of its lines: a statement nested in another.
+std::string Indented(const std::string& sql);
+// `text` as an SQL string literal, its quotes doubled.
+std::string Literal(const std::string& text);
 // A number as SQL writes it: 4, 2.5.
 std::string Number(double value);
 

@@ -115,6 +115,7 @@ void Poller::ApplyPendingReload() {
     entry.status.incremental = entry.check->incremental_status();
     entry.next_due = it->second.next_due;
   }
+  ForgetUnconfigured();
   bool database_changed = !SameSession(pending->config, config_, lane_);
   bool feed_changed = !SameFeed(pending->config, config_);
   // An incremental check that starts afresh (a new entry, or one whose
@@ -220,8 +221,9 @@ void Poller::FollowRecovery(const db::ServerFacts& facts) {
   if (lane_ == Lane::kChecks) feed_.FollowRecovery(facts.in_recovery, config_, checks_);
 }
 
-void Poller::UpdateHistory() {
-  double now = UnixNow();
+// Only a reload changes which checks and invariants there are: what the
+// lifecycle kept of the others is dropped then, once.
+void Poller::ForgetUnconfigured() {
   std::set<std::pair<std::string, std::string>> configured;
   for (const auto& entry : checks_) {
     for (const auto& name : entry.status.invariants) configured.insert({entry.status.name, name});
@@ -232,6 +234,10 @@ void Poller::UpdateHistory() {
     for (const auto& entry : checks_) kept = kept || entry.status.name == it->first;
     it = kept ? std::next(it) : observed_.erase(it);
   }
+}
+
+void Poller::UpdateHistory() {
+  double now = UnixNow();
   for (const auto& entry : checks_) {
     // Each output once: a poll that ran other checks publishes this one's
     // last output again, which says nothing new of its keys.

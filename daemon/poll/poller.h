@@ -89,6 +89,7 @@ class Poller {
   void ApplyPendingReload();
   void Publish();
   void UpdateHistory();
+  void ForgetUnconfigured();
   void RebuildState();
   Clock::time_point NextDue() const;
   void Stamp();
