@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The booking pack declared (config/examples/booking.toml) against the
-# hand-written pack (queries/booking/reconciliation.sql) on the benchmark
-# data: the database time of one full pass of each, alternated, median of
-# RUNS (jit off, as in seatwatch's sessions), and whether both report the
-# same violation rows.
+# The booking pack as shipped, declared (config/seatwatch.toml: six
+# invariants and the event_inventory counts, one pass) against the
+# hand-written pack (queries/booking/reconciliation.sql, which computes the
+# same inventory in its pass) on the benchmark data: the database time of
+# one full pass of each, alternated, median of RUNS (jit off, as in
+# seatwatch's sessions), and whether both report the same violation rows
+# and the same inventory.
 #
 #   bench/declared/compare.sh PG_DIR [EVENTS] [RUNS]
 #
@@ -30,7 +32,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 grep -v '^\s*--' "$root/queries/booking/reconciliation.sql" | sed '/^\s*$/d; s/;\s*$//; s/\$1/4/g' >"$work/hand.sql"
-"$root/build/daemon/seatwatch" --config "$root/config/examples/booking.toml" --print-sql booking |
+"$root/build/daemon/seatwatch" --config "$root/config/seatwatch.toml" --print-sql booking_reconciliation |
   awk '/^-- full pass/{f=1;next} /^-- scoped pass/{f=0} f' | sed 's/;\s*$//' >"$work/declared.sql"
 time_of() {
   { echo '\timing on'; printf 'SELECT count(*) FROM (\n'; cat "$1"; printf '\n) AS x;\n'; } |
@@ -48,6 +50,12 @@ psql -At -c "SELECT event_id::text, invariant, violations::float8 FROM ($(cat "$
 psql -At -c "SELECT event_id, seatwatch_invariant, seatwatch_violations FROM ($(cat "$work/declared.sql")) x
              WHERE seatwatch_invariant IS NOT NULL ORDER BY 1, 2" >"$work/declared.rows"
 same=no; cmp -s "$work/hand.rows" "$work/declared.rows" && same=yes
+psql -At -c "SELECT event_id::text, kind, count::float8 FROM ($(cat "$work/hand.sql")) x
+             WHERE kind IS NOT NULL ORDER BY 1, 2" >"$work/hand.inventory"
+psql -At -c "SELECT event_id, kind, seatwatch_value_1 FROM ($(cat "$work/declared.sql")) x
+             WHERE kind IS NOT NULL ORDER BY 1, 2" >"$work/declared.inventory"
+same_inventory=no; cmp -s "$work/hand.inventory" "$work/declared.inventory" && same_inventory=yes
 echo "seats=$((events * 1000)) runs=$runs hand_ms=$hand declared_ms=$declared" \
      "ratio=$(awk -v a="$declared" -v b="$hand" 'BEGIN {printf "%.2f", a / b}')" \
-     "rows=$(wc -l <"$work/hand.rows") same_rows=$same"
+     "rows=$(wc -l <"$work/hand.rows") same_rows=$same" \
+     "inventory=$(wc -l <"$work/hand.inventory") same_inventory=$same_inventory"

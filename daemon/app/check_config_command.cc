@@ -106,7 +106,7 @@ bool CheckPrimaryLanes(const config::Config& config, const db::SessionSettings& 
 // whose declarations do not prove: their compiled SQL is not run after.
 std::set<std::string> ProveDeclarations(pqxx::transaction_base& tx, const config::Config& config,
                                         int* problems) {
-  if (config.declared.empty()) return {};
+  if (config.declared.empty() && config.declared_metrics.empty()) return {};
   checks::DeclaredProof proof;
   try {
     proof = checks::ProveDeclarations(tx, config);
@@ -202,7 +202,7 @@ int CheckConfigCommand(const config::Config& config) {
   std::set<std::string> unproved = ProveDeclarations(tx, config, &problems);
   std::vector<config::QueryConfig> proved;  // the entries whose SQL is run
   for (const auto& entry : config.queries) {
-    if (!(entry.compiled && unproved.count(entry.name))) proved.push_back(entry);
+    if (!(entry.compiled && unproved.count(entry.pass_of))) proved.push_back(entry);
   }
   for (const auto& entry : proved) {
     try {

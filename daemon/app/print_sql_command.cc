@@ -24,7 +24,9 @@ bool Names(const config::QueryConfig& entry, const std::string& name) {
 void PrintEntry(const config::QueryConfig& entry, const std::string& only) {
   const char* section = entry.kind == config::QueryConfig::Kind::kInvariant ? "invariant" : "metric";
   std::cout << "-- check " << entry.name << " ([[" << section << "]]";
-  if (entry.compiled) {
+  if (entry.compiled && entry.kind == config::QueryConfig::Kind::kMetric) {
+    std::cout << ", declared: counts read in the pass of check " << entry.pass_of << ")\n";
+  } else if (entry.compiled) {
     std::vector<std::string> kinds;
     for (const auto& invariant : entry.invariants) {
       kinds.push_back(invariant + " (" + entry.declared.at(invariant) + ")");

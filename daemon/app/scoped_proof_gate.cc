@@ -70,7 +70,7 @@ std::future<Proofs> ProveInBackground(std::string conninfo, db::SessionSettings 
       entries.erase(std::remove_if(entries.begin(), entries.end(),
                                    [&](const config::QueryConfig& entry) {
                                      return entry.compiled &&
-                                            proofs.declared.failed_checks.count(entry.name);
+                                            proofs.declared.failed_checks.count(entry.pass_of);
                                    }),
                     entries.end());
       proofs.scoped = checks::ProveScopedSql(tx, entries);
@@ -91,7 +91,7 @@ bool ScopedProofGate::Admit(const config::Config& config) {
       entries.push_back(entry);
     }
   }
-  if (entries.empty() && config.declared.empty()) return true;
+  if (entries.empty() && config.declared.empty() && config.declared_metrics.empty()) return true;
 
   db::SessionSettings settings = config::SettingsOf(config.database);
   settings.connect_timeout = std::min(settings.connect_timeout, kProofBudget);

@@ -110,30 +110,31 @@ std::string Field(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }
 
-// Proves one entry; findings go to `proof` through `fail`.
-class EntryProof {
- public:
-  EntryProof(pqxx::transaction_base& tx, const config::DeclaredEntry& entry,
-             std::vector<std::string>& errors)
-      : tx_(tx), entry_(entry), errors_(errors) {}
-
-  // Whether every part held.
-  bool Run() {
-    const auto& d = entry_.declaration;
-    std::optional<Table> rows = Set("rows", d.rows);
-    if (d.in) Paired("in", *d.in, rows);
-    if (d.limit_rows) Paired("limit", *d.limit_rows, rows);
-    if (d.counted) Paired("", *d.counted, rows);
-    if (!d.condition.empty() && rows) {
-      Expression("condition", "SELECT 1 FROM " + QuoteTable(d.rows.table) + " WHERE NOT " +
-                                  declare::Pasted(d.condition) + " LIMIT 0");
-    }
-    return ok_;
+// `field` as the config key it stands for: "counts.2.where" (the third
+// count's) is written metric.counts.where.
+std::string KeyOf(const std::string& section, const std::string& field) {
+  std::string key = section;
+  size_t from = 0;
+  while (true) {
+    size_t dot = field.find('.', from);
+    std::string part = field.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+    if (part.find_first_not_of("0123456789") != std::string::npos) key += "." + part;
+    if (dot == std::string::npos) return key;
+    from = dot + 1;
   }
+}
 
- private:
+// Proves the row sets of one declared entry; each finding names its key.
+class FieldsProof {
+ public:
+  FieldsProof(pqxx::transaction_base& tx, const config::DeclaredFields& fields,
+              std::string section, std::vector<std::string>& errors)
+      : tx_(tx), fields_(fields), section_(std::move(section)), errors_(errors) {}
+
+ protected:
   void Fail(const std::string& field, const std::string& problem) {
-    errors_.push_back(entry_.FieldLocation(field).Describe("invariant." + field) + ": " + problem);
+    errors_.push_back(fields_.FieldLocation(field).Describe(KeyOf(section_, field)) + ": " +
+                      problem);
     ok_ = false;
   }
 
@@ -196,6 +197,35 @@ class EntryProof {
     return table;
   }
 
+  pqxx::transaction_base& tx_;
+  const config::DeclaredFields& fields_;
+  std::string section_;
+  std::vector<std::string>& errors_;
+  bool ok_ = true;
+};
+
+// Proves one [[invariant]] with `kind`.
+class EntryProof : public FieldsProof {
+ public:
+  EntryProof(pqxx::transaction_base& tx, const config::DeclaredEntry& entry,
+             std::vector<std::string>& errors)
+      : FieldsProof(tx, entry, "invariant", errors), entry_(entry) {}
+
+  // Whether every part held.
+  bool Run() {
+    const auto& d = entry_.declaration;
+    std::optional<Table> rows = Set("rows", d.rows);
+    if (d.in) Paired("in", *d.in, rows);
+    if (d.limit_rows) Paired("limit", *d.limit_rows, rows);
+    if (d.counted) Paired("", *d.counted, rows);
+    if (!d.condition.empty() && rows) {
+      Expression("condition", "SELECT 1 FROM " + QuoteTable(d.rows.table) + " WHERE NOT " +
+                                  declare::Pasted(d.condition) + " LIMIT 0");
+    }
+    return ok_;
+  }
+
+ private:
   // A row set whose columns pair with `rows`' columns, one by one.
   void Paired(const std::string& prefix, const RowSet& set, const std::optional<Table>& rows) {
     std::optional<Table> table = Set(prefix, set);
@@ -215,10 +245,25 @@ class EntryProof {
     }
   }
 
-  pqxx::transaction_base& tx_;
   const config::DeclaredEntry& entry_;
-  std::vector<std::string>& errors_;
-  bool ok_ = true;
+};
+
+// Proves one [[metric]] with `kind`: each count's table, key columns and
+// expressions.
+class MetricProof : public FieldsProof {
+ public:
+  MetricProof(pqxx::transaction_base& tx, const config::DeclaredMetric& metric,
+              std::vector<std::string>& errors)
+      : FieldsProof(tx, metric, "metric", errors), metric_(metric) {}
+
+  bool Run() {
+    const auto& tallies = metric_.metric.tallies;
+    for (size_t i = 0; i < tallies.size(); ++i) Set("counts." + std::to_string(i), tallies[i].rows);
+    return ok_;
+  }
+
+ private:
+  const config::DeclaredMetric& metric_;
 };
 
 // The columns of `oid`'s replica identity ("FULL" alone for FULL) and of
@@ -280,20 +325,35 @@ class FeedAdvice {
     const auto* kind = declare::KindNamed(entry.declaration.kind);
     if (kind == nullptr) return;
     bool gated = kind->BalanceOf(entry.declaration) || kind->DistinctOf(entry.declaration);
-    for (const auto& keyed : kind->Tables(entry.declaration)) {
+    Tables(kind->Tables(entry.declaration), changes, incremental || gated,
+           entry.FieldLocation("key").Describe("invariant.key") + ": ");
+  }
+
+  // A metric's counts are read in its check's scans, not key by key: only
+  // a recheck reads by key.
+  void Metric(const config::DeclaredMetric& metric, bool changes, bool incremental) {
+    std::vector<declare::KeyedTable> tables;
+    for (const auto& tally : metric.metric.tallies) {
+      tables.push_back({tally.rows.table, tally.rows.columns});
+    }
+    Tables(tables, changes, incremental, metric.FieldLocation("key").Describe("metric.key") + ": ");
+  }
+
+ private:
+  void Tables(const std::vector<declare::KeyedTable>& tables, bool changes, bool by_key,
+              const std::string& where) {
+    for (const auto& keyed : tables) {
       std::string text = declare::TableText(keyed.table);
       bool identity = changes && identity_seen_.insert(text).second;
-      bool index = (incremental || gated) && index_seen_.insert(text).second;
+      bool index = by_key && index_seen_.insert(text).second;
       if (!identity && !index) continue;
       std::optional<Table> table = ReadTable(tx_, keyed.table);
       if (!table) continue;  // an error of the entry already
-      std::string where = entry.FieldLocation("key").Describe("invariant.key") + ": ";
       if (identity) ReplicaIdentity(where, keyed, *table);
       if (index) KeyIndex(where, keyed, *table);
     }
   }
 
- private:
   void ReplicaIdentity(const std::string& where, const declare::KeyedTable& keyed,
                        const Table& table) {
     if (table.kind != "p") {
@@ -371,7 +431,7 @@ DeclaredProof ProveDeclarations(pqxx::transaction_base& tx, const config::Config
   DeclaredProof proof;
   std::map<std::string, bool> incremental;  // check -> compiled with a scoped query
   for (const auto& query : config.queries) {
-    if (query.compiled) incremental[query.name] = !query.scoped_sql.empty();
+    if (query.compiled) incremental[query.pass_of] = !query.scoped_sql.empty();
   }
   FeedAdvice advice(tx, proof.warnings);
   for (const auto& entry : config.declared) {
@@ -384,6 +444,17 @@ DeclaredProof ProveDeclarations(pqxx::transaction_base& tx, const config::Config
                            "): tables, columns and expressions prove on the database");
     advice.Entry(entry, config.changes.enabled,
                  config.changes.enabled && incremental[entry.check]);
+  }
+  for (const auto& metric : config.declared_metrics) {
+    const std::string& name = metric.metric.name;
+    if (!MetricProof(tx, metric, proof.errors).Run()) {
+      proof.failed_checks.insert(metric.check);
+      continue;
+    }
+    proof.proved.push_back("metric " + name + " (" + metric.kind +
+                           "): tables, columns and expressions prove on the database");
+    advice.Metric(metric, config.changes.enabled,
+                  config.changes.enabled && incremental[metric.check]);
   }
   return proof;
 }

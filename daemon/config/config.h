@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "declare/declaration.h"
+#include "declare/metric_declaration.h"
 
 namespace seatwatch::config {
 
@@ -109,6 +110,7 @@ struct QueryConfig {
   // Compiled from declarations ([[invariant]] entries with `kind`): the SQL
   // is generated, not read; `declared` names each invariant's kind.
   bool compiled = false;
+  std::string pass_of;                           // the check whose pass it reads
   std::map<std::string, std::string> declared;  // invariant -> kind
   std::string not_incremental;                   // why a compiled check runs full passes only
 
@@ -117,10 +119,20 @@ struct QueryConfig {
   const Location& KeyLocation(const std::string& key) const;
 };
 
+// Where each key of a declared entry was written, so that an error found
+// after parsing (by a kind's rules, the compiler or the database) names it.
+struct DeclaredFields {
+  Location where;                        // the [[...]] header
+  std::map<std::string, Location> keys;  // "kind", "rows.where", ...
+  // Where `field` ("rows.columns") was written: the key, else its table,
+  // else the entry's header.
+  const Location& FieldLocation(const std::string& field) const;
+};
+
 // One [[invariant]] entry with `kind`, as parsed: the declaration and what
 // the daemon needs beside it. CompileDeclarations lowers the entries of each
 // check into one QueryConfig.
-struct DeclaredEntry {
+struct DeclaredEntry : DeclaredFields {
   declare::Declaration declaration;
   std::string check;  // default: the invariant's name
   std::string help;
@@ -128,11 +140,18 @@ struct DeclaredEntry {
   std::optional<Millis> interval;
   std::optional<int> max_rows;
   std::string detail_sql_path;  // resolved; empty: the compiled detail query
-  Location where;                        // the [[invariant]] header
-  std::map<std::string, Location> keys;  // "kind", "rows.where", ...
-  // Where `field` ("rows.columns") was written: the key, else its table,
-  // else the entry's header.
-  const Location& FieldLocation(const std::string& field) const;
+};
+
+// One [[metric]] entry with `kind`, as parsed. CompileDeclarations puts its
+// tallies into the pass of its check and gives it a QueryConfig of its own
+// reading that pass's result.
+struct DeclaredMetric : DeclaredFields {
+  declare::MetricDeclaration metric;
+  std::string kind;   // "count"
+  std::string check;  // default: the metric's name (a pass of its own)
+  std::string help;
+  std::optional<Millis> interval;
+  std::optional<int> max_rows;
 };
 
 struct LocksConfig {
@@ -208,6 +227,7 @@ struct Config {
   PollConfig poll;
   std::vector<QueryConfig> queries;
   std::vector<DeclaredEntry> declared;  // compiled into `queries` when parsed
+  std::vector<DeclaredMetric> declared_metrics;  // the same
   LocksConfig locks;
   HoldsConfig holds;
   CleanupConfig cleanup;

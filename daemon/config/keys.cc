@@ -4,6 +4,7 @@
 
 #include "config/names.h"
 #include "declare/kind_sql.h"
+#include "declare/metric_declaration.h"
 #include "declare/sql_expression.h"
 #include "util/duration.h"
 
@@ -111,6 +112,22 @@ void AddDeclaredKeys(std::vector<KeySpec>& keys) {
   add(Limited(Plain("invariant.condition", K::kString), declare::kMaxExpressionLength));
 }
 
+// The keys only a [[metric]] with `kind` takes (parse_declared_metric.cc).
+void AddDeclaredMetricKeys(std::vector<KeySpec>& keys) {
+  using K = KeyType;
+  auto add = [&keys](KeySpec spec) { keys.push_back(std::move(spec)); };
+  add(Choice(Plain("metric.kind", K::kString), declare::MetricKindNames()));
+  add(Limited(Plain("metric.check", K::kString), kMaxNameLength));
+  add(Plain("metric.label", K::kString));
+  add(Plain("metric.counts", K::kTableList));
+  add(Plain("metric.counts.name", K::kString));
+  add(Plain("metric.counts.table", K::kString));
+  add(Plain("metric.counts.columns", K::kStringArray));
+  add(Limited(Plain("metric.counts.where", K::kString), declare::kMaxExpressionLength));
+  add(Limited(Plain("metric.counts.sum", K::kString), declare::kMaxExpressionLength));
+  add(Plain("metric.counts.expires", K::kString));
+}
+
 // The keys of one [[invariant]] or [[metric]] entry; `prefix` is either.
 void AddEntryKeys(const std::string& prefix, std::vector<KeySpec>& keys) {
   const std::string p = prefix + ".";
@@ -133,8 +150,10 @@ void AddEntryKeys(const std::string& prefix, std::vector<KeySpec>& keys) {
     keys.push_back(Plain(p + "invariant_help", KeyType::kTable));
     keys.push_back(Limited(Plain(p + "runbook_url", KeyType::kString), kMaxHelpLength));
     AddDeclaredKeys(keys);
+  } else {
+    AddDeclaredMetricKeys(keys);
   }
-  keys.push_back(Plain(p + "key", prefix == "invariant" ? KeyType::kStringOrArray : KeyType::kString));
+  keys.push_back(Plain(p + "key", KeyType::kStringOrArray));
   keys.push_back(Plain(p + "tables", KeyType::kTable));
   keys.push_back(Plain(p + "scoped_sql", KeyType::kPath));
   keys.push_back(Plain(p + "expiry_column", KeyType::kString));

@@ -27,6 +27,7 @@ enum class KeyType {
   kStringOrTable,
   kStringOrArray,    // one string or a list of them (a declared key)
   kNumberOrSection,  // a number, or a table of keys of this table (at_most's limit)
+  kTableList,        // a list of tables of keys of this table (a declared metric's counts)
 };
 
 struct KeySpec {

@@ -242,6 +242,8 @@ void ParseEntries(const toml::node* node, const std::string& key, QueryConfig::K
     TableReader reader(*item.as_table(), path, key);
     if (kind == QueryConfig::Kind::kInvariant && reader.Peek("kind")) {
       config.declared.push_back(ParseDeclaredEntry(reader));
+    } else if (reader.Peek("kind")) {
+      config.declared_metrics.push_back(ParseDeclaredMetric(reader));
     } else {
       config.queries.push_back(ParseQuery(reader, kind));
     }

@@ -40,6 +40,9 @@ std::string ReadRunbookUrl(TableReader& reader, const Location& where);
 // kind's rules; then the declared entries of each check compiled into one
 // query entry of `config` (compile_declarations.cc).
 DeclaredEntry ParseDeclaredEntry(TableReader& reader);
+// A [[metric]] with `kind` (parse_declared_metric.cc), compiled with its
+// check's entries.
+DeclaredMetric ParseDeclaredMetric(TableReader& reader);
 void CompileDeclarations(Config& config);
 
 // key, tables, scoped_sql and expiry_column of one entry

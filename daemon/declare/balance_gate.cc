@@ -132,7 +132,8 @@ std::string DistinctProofSql(const TableName& table, const std::vector<std::stri
 
 }  // namespace
 
-BalanceGate::BalanceGate(const std::vector<Declaration>& declarations, KeyFilter filter)
+BalanceGate::BalanceGate(const std::vector<Declaration>& declarations,
+                         const std::vector<MetricDeclaration>& metrics, KeyFilter filter)
     : filter_(std::move(filter)) {
   struct Entry {
     size_t index;
@@ -198,14 +199,54 @@ BalanceGate::BalanceGate(const std::vector<Declaration>& declarations, KeyFilter
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [index, g] : gated) gated_.emplace_back(declarations[index].name, g);
   for (const auto& d : declarations) {
-    if (d.rows.expires.empty()) continue;
-    for (auto& scan : scans_) {
-      if (!SameTable(scan.table, d.rows.table) || scan.key != d.key) continue;
-      bool known = false;
-      for (const auto& e : scan.expiries) known = known || e == d.rows.expires;
-      if (!known) scan.expiries.push_back(d.rows.expires);
-      break;
+    if (!d.rows.expires.empty()) AddExpiry(d.rows.table, d.key, d.rows.expires);
+  }
+  for (const auto& metric : metrics) {
+    std::vector<TallyAt> at;
+    for (const auto& tally : metric.tallies) {
+      size_t s = ScanOf(tally.rows.table, tally.rows.columns);
+      at.push_back({s, CountIn(scans_[s], tally.rows)});
+      if (!tally.rows.expires.empty()) {
+        AddExpiry(tally.rows.table, tally.rows.columns, tally.rows.expires);
+      }
     }
+    tallies_.emplace_back(metric.name, std::move(at));
+  }
+}
+
+std::string BalanceGate::CountIn(Scan& scan, const RowSet& rows) {
+  if (rows.sum.empty()) {
+    for (size_t j = 0; j < scan.sides.size(); ++j) {
+      if (scan.sides[j].where == rows.where) return Numbered("rows_", j);
+    }
+  }
+  size_t c = 0;
+  while (c < scan.counts.size() &&
+         !(scan.counts[c].where == rows.where && scan.counts[c].sum == rows.sum)) {
+    ++c;
+  }
+  if (c == scan.counts.size()) scan.counts.push_back({rows.where, rows.sum});
+  return Numbered("count_", c);
+}
+
+size_t BalanceGate::ScanOf(const TableName& table, const std::vector<std::string>& key) {
+  for (size_t s = 0; s < scans_.size(); ++s) {
+    if (SameTable(scans_[s].table, table) && scans_[s].key == key) return s;
+  }
+  scans_.push_back({Numbered("seatwatch_scan_", scans_.size()), table, key, {}, {}, {}});
+  return scans_.size() - 1;
+}
+
+// Only on a scan the check makes anyway: an expiry alone is no reason for
+// one (the pass then reads it with a query of its own).
+void BalanceGate::AddExpiry(const TableName& table, const std::vector<std::string>& key,
+                            const std::string& expires) {
+  for (auto& scan : scans_) {
+    if (!SameTable(scan.table, table) || scan.key != key) continue;
+    bool known = false;
+    for (const auto& e : scan.expiries) known = known || e == expires;
+    if (!known) scan.expiries.push_back(expires);
+    return;
   }
 }
 
@@ -219,7 +260,7 @@ BalanceGate::SideAt BalanceGate::Add(const BalanceSide& side) {
     scan.sides.push_back(side);
     return {s, scan.sides.size() - 1};
   }
-  scans_.push_back({Numbered("seatwatch_scan_", scans_.size()), side.table, side.key, {side}, {}});
+  scans_.push_back({Numbered("seatwatch_scan_", scans_.size()), side.table, side.key, {side}, {}, {}});
   return {scans_.size() - 1, 0};
 }
 
@@ -235,6 +276,11 @@ std::string BalanceGate::ScanSql(const Scan& scan) const {
     select += "count(*)" + Filter(side.where, NotNull("t", side.columns)) + " AS " +
               Numbered("hashed_", j) + ",\n         sum(" + RowHash(side.columns) + ")" +
               Filter(side.where) + " AS " + Numbered("hash_", j) + ",\n         ";
+  }
+  for (size_t c = 0; c < scan.counts.size(); ++c) {
+    const Count& count = scan.counts[c];
+    select += (count.sum.empty() ? "count(*)" : "sum(" + Pasted(count.sum) + ")") +
+              Filter(count.where) + " AS " + Numbered("count_", c) + ",\n         ";
   }
   for (size_t e = 0; e < scan.expiries.size(); ++e) {
     std::string column = Col("t", scan.expiries[e]);
@@ -270,7 +316,7 @@ std::string BalanceGate::With() const {
   if (empty()) return "";
   std::string sql = "-- One scan of each table: each side's rows counted and hashed by key.\nWITH ";
   for (const auto& scan : scans_) sql += ScanSql(scan) + ",\n";
-  sql += "-- The keys whose sides differ: read exactly.\n";
+  if (!gated_.empty()) sql += "-- The keys whose sides differ: read exactly.\n";
   for (const auto& [name, gated] : gated_) {
     sql += UnbalancedSql(gated) + ",\n";
     if (!gated.proof.empty()) {
@@ -313,25 +359,85 @@ std::optional<std::string> BalanceGate::Violations(const Declaration& d) const {
          rows + " > 0 AND (" + KeysNull("s", n, true) + ")";
 }
 
-std::optional<std::string> BalanceGate::Expiry(const Declaration& d) const {
-  if (d.rows.expires.empty()) return std::nullopt;
+std::string BalanceGate::ExpirySql(const TableName& table, const std::vector<std::string>& key,
+                                   const std::string& expires,
+                                   const std::vector<std::string>& labels,
+                                   const std::string& what, const std::string& tail) const {
   for (const auto& scan : scans_) {
-    if (!SameTable(scan.table, d.rows.table) || scan.key != d.key) continue;
+    if (!SameTable(scan.table, table) || scan.key != key) continue;
     for (size_t e = 0; e < scan.expiries.size(); ++e) {
-      if (scan.expiries[e] != d.rows.expires) continue;
-      std::string labels;
-      for (size_t i = 0; i < d.key.size(); ++i) {
-        labels += "s." + Numbered("k", i) + "::text AS " + QuoteIdentifier(d.labels[i]) + ", ";
+      if (scan.expiries[e] != expires) continue;
+      std::string columns;
+      for (size_t i = 0; i < key.size(); ++i) {
+        columns += "s." + Numbered("k", i) + "::text AS " + QuoteIdentifier(labels[i]) + ", ";
       }
       std::string expiry = "s." + Numbered("expiry_", e);
-      return "-- " + d.name + ": when each key's next " + d.rows.expires +
-             " passes (from the scan of " + TableText(d.rows.table) + ")\nSELECT " + labels +
-             "NULL::text AS " + kInvariantColumn + ", NULL::float8 AS " + kViolationsColumn +
-             ", " + expiry + " AS " + kExpiryColumn + "\nFROM " + scan.name + " AS s\nWHERE " +
-             expiry + " IS NOT NULL";
+      return "-- " + what + ": when each key's next " + expires + " passes (from the scan of " +
+             TableText(table) + ")\nSELECT " + columns + "NULL::text AS " + kInvariantColumn +
+             ", NULL::float8 AS " + kViolationsColumn + ", " + expiry + " AS " + kExpiryColumn +
+             tail + "\nFROM " + scan.name + " AS s\nWHERE " + expiry + " IS NOT NULL";
     }
   }
-  return std::nullopt;
+  return "";
+}
+
+std::optional<std::string> BalanceGate::Expiry(const Declaration& d,
+                                               const std::string& tail) const {
+  if (d.rows.expires.empty()) return std::nullopt;
+  std::string sql = ExpirySql(d.rows.table, d.key, d.rows.expires, d.labels, d.name, tail);
+  if (sql.empty()) return std::nullopt;
+  return sql;
+}
+
+std::string BalanceGate::TallyExpiry(const MetricDeclaration& metric,
+                                     const std::vector<Declaration>& declarations,
+                                     const std::string& tail) const {
+  std::string sql;
+  std::vector<std::pair<TableName, std::string>> reported;
+  for (const auto& d : declarations) {
+    if (!d.rows.expires.empty()) reported.emplace_back(d.rows.table, d.rows.expires);
+  }
+  for (const auto& tally : metric.tallies) {
+    const RowSet& rows = tally.rows;
+    if (rows.expires.empty()) continue;
+    bool known = false;
+    for (const auto& [table, expires] : reported) {
+      known = known || (SameTable(table, rows.table) && expires == rows.expires);
+    }
+    if (known) continue;
+    reported.emplace_back(rows.table, rows.expires);
+    std::string branch =
+        ExpirySql(rows.table, rows.columns, rows.expires, metric.labels, metric.name, tail);
+    if (!branch.empty()) sql += "\nUNION ALL\n" + branch;
+  }
+  return sql;
+}
+
+std::string BalanceGate::TallyFrom(const MetricDeclaration& metric) const {
+  auto it = std::find_if(tallies_.begin(), tallies_.end(),
+                         [&](const auto& entry) { return entry.first == metric.name; });
+  const std::vector<TallyAt>& at = it->second;
+  size_t n = metric.key.size();
+  std::vector<size_t> scans;
+  for (const auto& tally : at) {
+    if (std::find(scans.begin(), scans.end(), tally.scan) == scans.end()) scans.push_back(tally.scan);
+  }
+  std::string keys;
+  for (size_t s : scans) {
+    keys += std::string(keys.empty() ? "" : "\n  UNION\n") + "  SELECT " + KeyColumns("x", n) +
+            " FROM " + scans_[s].name + " AS x";
+  }
+  std::string sql = "FROM (\n" + keys + "\n) AS m";
+  for (size_t s : scans) {
+    std::string alias = Numbered("s", s);
+    sql += "\nLEFT JOIN " + scans_[s].name + " AS " + alias + " ON " + KeysEqual(alias, "m", n);
+  }
+  sql += "\nCROSS JOIN LATERAL (VALUES";
+  for (size_t i = 0; i < at.size(); ++i) {
+    sql += std::string(i ? "," : "") + "\n  (" + Literal(metric.tallies[i].name) + ", coalesce(" +
+           Numbered("s", at[i].scan) + "." + at[i].column + ", 0)::float8)";
+  }
+  return sql + "\n) AS t(tally, value)\nWHERE " + KeysNull("m", n, false);
 }
 
 }  // namespace seatwatch::declare

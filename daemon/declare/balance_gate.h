@@ -7,6 +7,7 @@
 
 #include "declare/balance.h"
 #include "declare/declaration.h"
+#include "declare/metric_declaration.h"
 #include "declare/sql_text.h"
 
 namespace seatwatch::declare {
@@ -31,14 +32,20 @@ namespace seatwatch::declare {
 // the same rows on both sides, and the index keeps those distinct. The
 // index is looked up in the catalog by the pass itself; without one the
 // entry reads every key exactly, as it would with no gate.
+//
+// The tallies of declared metrics riding on the check are counted in the
+// same scans (a column each); a table no entry balances gets a scan of its
+// own for them, still one per table and key.
 class BalanceGate {
  public:
   // `filter`: the keys the pass reads (every key for a full pass, $1 for
   // a scoped one); the scans and every exact reading keep to them.
-  BalanceGate(const std::vector<Declaration>& declarations, KeyFilter filter);
+  BalanceGate(const std::vector<Declaration>& declarations,
+              const std::vector<MetricDeclaration>& metrics, KeyFilter filter);
 
-  // No entry of the check has a balance: the pass is written as before.
-  bool empty() const { return gated_.empty(); }
+  // No entry has a balance and no metric a tally: the pass is written as
+  // before.
+  bool empty() const { return scans_.empty(); }
   // "WITH ...,\n" (the scans and each entry's keys out of balance) to put
   // before the pass; "" when empty().
   std::string With() const;
@@ -48,15 +55,37 @@ class BalanceGate {
   std::optional<std::string> Violations(const Declaration& declaration) const;
   // Each key's next moment of `expires`, when a scan of the gate reads the
   // entry's rows table by the entry's key: no scan of its own.
-  std::optional<std::string> Expiry(const Declaration& declaration) const;
+  // `tail`: the columns after seatwatch_next_expiry, all NULL
+  // (compiled_check.h, ResultTail).
+  std::optional<std::string> Expiry(const Declaration& declaration, const std::string& tail) const;
+
+  // `metric`'s samples: "FROM ..." whose rows give each key as m.k1, m.k2,
+  // ... (none NULL), each tally's name as t.tally and its count (0 where
+  // none) as t.value, float8.
+  std::string TallyFrom(const MetricDeclaration& metric) const;
+  // Each key's next moment of a tally's `expires`, read from its scan;
+  // "" when the metric has none or a declaration of the check already
+  // reports that moment (`declarations`, as given to the constructor).
+  std::string TallyExpiry(const MetricDeclaration& metric,
+                          const std::vector<Declaration>& declarations,
+                          const std::string& tail) const;
 
  private:
+  struct Count {
+    std::string where;
+    std::string sum;
+  };
   struct Scan {
     std::string name;  // seatwatch_scan_N
     TableName table;
     std::vector<std::string> key;
     std::vector<BalanceSide> sides;     // side j: rows_j, hashed_j, hash_j
     std::vector<std::string> expiries;  // column e: expiry_e
+    std::vector<Count> counts;          // count c: count_c
+  };
+  struct TallyAt {
+    size_t scan;
+    std::string column;  // count_c, or rows_j of a side that counts the same rows
   };
   struct SideAt {
     size_t scan;
@@ -73,12 +102,21 @@ class BalanceGate {
   };
 
   SideAt Add(const BalanceSide& side);
+  size_t ScanOf(const TableName& table, const std::vector<std::string>& key);
+  // The column of `scan` counting `rows` (a tally's), added when none does.
+  static std::string CountIn(Scan& scan, const RowSet& rows);
+  void AddExpiry(const TableName& table, const std::vector<std::string>& key,
+                 const std::string& expires);
+  std::string ExpirySql(const TableName& table, const std::vector<std::string>& key,
+                        const std::string& expires, const std::vector<std::string>& labels,
+                        const std::string& what, const std::string& tail) const;
   std::string ScanSql(const Scan& scan) const;
   std::string UnbalancedSql(const Gated& gated) const;
 
   std::vector<Scan> scans_;
   KeyFilter filter_;
   std::vector<std::pair<std::string, Gated>> gated_;  // invariant -> its gate, in entry order
+  std::vector<std::pair<std::string, std::vector<TallyAt>>> tallies_;  // metric -> each tally's count
 };
 
 }  // namespace seatwatch::declare

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "declare/declaration.h"
+#include "declare/metric_declaration.h"
 
 namespace seatwatch::declare {
 
@@ -12,6 +13,14 @@ namespace seatwatch::declare {
 inline constexpr const char* kInvariantColumn = "seatwatch_invariant";
 inline constexpr const char* kViolationsColumn = "seatwatch_violations";
 inline constexpr const char* kExpiryColumn = "seatwatch_next_expiry";
+
+// A declared metric riding on a check's pass: its rows are those with
+// `value_column` set; labels are the check's, then the tally label.
+struct CompiledMetric {
+  std::string name;
+  std::vector<std::string> labels;
+  std::string value_column;
+};
 
 // The declarations of one check compiled into the statements the daemon
 // runs: one full pass for all of them, the same narrowed to dirty keys for
@@ -29,11 +38,17 @@ struct CompiledCheck {
   // Each table read -> its column holding the key (TableText names).
   std::map<std::string, std::string> tables;
   std::string expiry_column;  // kExpiryColumn when an entry names `expires`
+  // Read from the same result: after seatwatch_next_expiry come each
+  // metric's tally label (text) and value (float8) columns, NULL on the
+  // rows of the invariants.
+  std::vector<CompiledMetric> metrics;
 };
 
-// `declarations` (of one check, each already validated by its kind) into
-// one CompiledCheck. Throws DeclarationError when they cannot share a pass
+// `declarations` (of one check, each already validated by its kind) and the
+// metrics riding on it (validated) into one CompiledCheck; either may be
+// empty, not both. Throws DeclarationError when they cannot share a pass
 // (different labels) or map a table to two different key columns.
-CompiledCheck CompileCheck(const std::string& check, const std::vector<Declaration>& declarations);
+CompiledCheck CompileCheck(const std::string& check, const std::vector<Declaration>& declarations,
+                           const std::vector<MetricDeclaration>& metrics = {});
 
 }  // namespace seatwatch::declare

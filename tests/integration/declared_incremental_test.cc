@@ -59,7 +59,19 @@ constexpr const char* kChecks =
     "table = \"account\"\n"
     "columns = [\"id\"]\n"
     "column = \"balance\"\n"
-    "rows = { table = \"entry\", columns = [\"account_id\"], sum = \"amount\" }\n";
+    "rows = { table = \"entry\", columns = [\"account_id\"], sum = \"amount\" }\n"
+    "\n"
+    "[[metric]]\n"
+    "check = \"workshop_overbooked\"\n"
+    "name = \"workshop_places\"\n"
+    "help = \"Registrations and places per workshop\"\n"
+    "kind = \"count\"\n"
+    "key = \"workshop_id\"\n"
+    "label = \"state\"\n"
+    "counts = [\n"
+    "  { name = \"registrations\", table = \"registration\" },\n"
+    "  { name = \"places\", table = \"workshop\", columns = [\"id\"], sum = \"capacity\" },\n"
+    "]\n";
 
 class DeclaredIncrementalTest : public testing::DaemonTest {
  protected:
@@ -165,6 +177,48 @@ TEST_F(DeclaredIncrementalTest, APartitionsChangesCountForItsTable) {
                          "\"unmappable\"}"),
             0)
       << text;
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
+}
+
+// A declared metric riding on the check: its counts come from the check's
+// pass, and the feed's rechecks update them key by key, with no full pass.
+TEST_F(DeclaredIncrementalTest, AMetricRidingOnTheCheckFollowsTheFeed) {
+  RunPrintedSetup();
+  DaemonProcess daemon({"--config", config_}, DaemonEnv());
+  ASSERT_TRUE(WaitReady()) << daemon.Log();
+  auto places = [](int workshop, const char* state) {
+    return "seatwatch_workshop_places{workshop_id=\"" + std::to_string(workshop) +
+           "\",state=\"" + state + "\"}";
+  };
+  std::string text;
+  ASSERT_TRUE(WaitFor([&] {
+    text = Metrics();
+    return Sample(text, "seatwatch_check_mode{check=\"workshop_places\",mode=\"incremental\"}") ==
+               1 &&
+           Sample(text, places(5, "registrations")) == 2;
+  }, 30s)) << text << daemon.Log();
+  for (int workshop = 1; workshop <= 8; ++workshop) {
+    EXPECT_EQ(Sample(text, places(workshop, "registrations")), 2) << workshop;
+    EXPECT_EQ(Sample(text, places(workshop, "places")), 3) << workshop;
+  }
+  const double passes = Passes(text, "workshop_places");
+  db_.Exec("INSERT INTO registration VALUES (5, 'x'), (5, 'y'), (5, 'z');"
+           "UPDATE workshop SET capacity = 10 WHERE id = 7;"
+           "DELETE FROM registration WHERE workshop_id = 8");
+  ASSERT_TRUE(WaitFor([&] {
+    text = Metrics();
+    return Sample(text, places(5, "registrations")) == 5 && Sample(text, places(7, "places")) == 10 &&
+           Sample(text, places(8, "registrations")) == 0;
+  }, 10s)) << text << daemon.Log();
+  EXPECT_EQ(Sample(text, places(8, "places")), 3) << text;
+  EXPECT_EQ(Sample(text, places(1, "registrations")), 2) << text;
+  // The check and the metric read one result: workshop 5 is over.
+  EXPECT_EQ(Sample(text, "seatwatch_invariant_violations{invariant=\"workshop_overbooked\","
+                         "workshop_id=\"5\"}"),
+            1)
+      << text;
+  EXPECT_EQ(Passes(text, "workshop_places"), passes)
+      << "found by a full pass, not by the feed:\n" << text;
   EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
 }
 

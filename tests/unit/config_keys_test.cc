@@ -93,10 +93,34 @@ std::string DeclaredEntry(const std::string& kind, const std::string& except) {
   return out;
 }
 
+// Keys only a [[metric]] with `kind` takes.
+bool DeclaredMetricKey(const std::string& key) {
+  return key == "kind" || key == "check" || key == "label" || key.rfind("counts", 0) == 0;
+}
+
+// A [[metric]] with kind riding on no check, without `except` (dotted
+// under "metric."), so that `except` can follow it as the file's last line.
+std::string DeclaredMetric(const std::string& except) {
+  std::string out = "[[metric]]\nname = \"m\"\nkey = \"a\"\n";
+  if (except != "kind") out += "kind = \"count\"\n";
+  if (except != "label") out += "label = \"k\"\n";
+  if (except.rfind("counts.", 0) == 0) {
+    std::string leaf = except.substr(7);
+    out += "[[metric.counts]]\n";
+    if (leaf != "name") out += "name = \"n\"\n";
+    if (leaf != "table") out += "table = \"t\"\n";
+  } else if (except != "counts") {
+    out += "counts = [{ name = \"n\", table = \"t\" }]\n";
+  }
+  return out;
+}
+
 // What a section needs written so that its other keys (or `except`) can be
 // read.
 std::string SectionHeader(const std::string& section, const std::string& except = "") {
   if (section.empty()) return "";
+  if (section == "metric.counts") return DeclaredMetric("counts." + except);
+  if (section == "metric" && DeclaredMetricKey(except)) return DeclaredMetric(except);
   if (section.rfind("invariant.", 0) == 0) {
     std::string key = section.substr(10) + "." + except;
     return DeclaredEntry(KindHolding(key), key);
@@ -318,6 +342,18 @@ table = "product"
 columns = ["product_id"]
 column = "line_count"
 rows = { table = "order_line", columns = ["product_id"] }
+
+[[metric]]
+check = "shop"
+name = "product_lines"
+kind = "count"
+key = "product_id"
+labels = ["product_id"]
+label = "state"
+counts = [
+  { name = "reserved", table = "order_line", columns = ["product_id"], where = "reserved_until > now()", expires = "reserved_until" },
+  { name = "quantity", table = "order_line", sum = "quantity" },
+]
 
 [[metric]]
 name = "inventory"
