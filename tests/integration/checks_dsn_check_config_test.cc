@@ -72,7 +72,8 @@ TEST_F(ChecksDsnCheckConfigTest, NamesEachLaneAndProvesTheQueriesWhereTheChecksL
   // the booking schema fails the check, though [database] dsn has it.
   ScratchDatabase empty("sw_checks_dsn_empty", ScratchDatabase::Schema::kNone);
   EXPECT_EQ(CheckConfig({"SEATWATCH_DSN=" + db_.dsn(), "SEATWATCH_CHECKS_DSN=" + empty.dsn()}, &log), 2) << log;
-  EXPECT_TRUE(Has(log, "invariant.sql")) << log;
+  EXPECT_TRUE(Has(log, "invariant.rows.table: table seats does not exist")) << log;
+  EXPECT_TRUE(Has(log, "holds.sql: ")) << log;
   EXPECT_FALSE(Has(log, "every query runs")) << log;
   // And the other way round: the checks DSN is the one that counts.
   EXPECT_EQ(CheckConfig({"SEATWATCH_DSN=" + empty.dsn(), "SEATWATCH_CHECKS_DSN=" + db_.dsn()}, &log), 0) << log;
