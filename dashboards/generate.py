@@ -840,6 +840,20 @@ def changes_row(lay):
         stack=True,
     ), 8, 8)
 
+    lay.add(timeseries(
+        "Incremental mismatches",
+        "seatwatch_incremental_mismatches_total: keys a backstop full pass found different "
+        "from the state the rechecks built, with no change handed over by the feed to explain "
+        "it, by check and invariant. Expected: none. Any is a seatwatch defect or a scoped_sql "
+        "that misses rows (SeatwatchIncrementalMismatch; the log names each key and both "
+        "values); the full pass corrected it.",
+        "short",
+        [target(f"sum by (job, instance, check, invariant) (increase(seatwatch_incremental_mismatches_total{sel()}[{RATE}])) > 0",
+                "{{check}} {{invariant}} {{instance}}")],
+        no_value="No mismatch",
+        stack=True,
+    ), 24, 6)
+
 
 def standbys_row(lay):
     lay.row("Standbys and failover")

@@ -50,6 +50,12 @@ struct ChangeBatch {
   // whole again yet; what is missing ("table public.tickets is not in
   // publication seatwatch: ..."). Empty otherwise.
   std::string coverage_lost;
+  // The slot's confirmed_flush_lsn after this drain, as bytes from 0/0 (0:
+  // unknown): every transaction of the watched tables whose commit record
+  // ends at or before it has been handed over, in this batch or an earlier
+  // one of the same generation. A backstop full pass's differences wait for
+  // it to pass that pass's WAL position (see BackstopAudit).
+  std::uint64_t complete_through_lsn = 0;
 };
 
 }  // namespace seatwatch::changes

@@ -110,6 +110,7 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
     batch.feed_up = true;
     batch.generation = generation_;
     batch.creation_xids = creation_xids_;
+    batch.complete_through_lsn = position.confirmed_flush_lsn;
     if (drain_cost_.Dear(seconds)) {
       // These changes are good, but the WAL behind them would be decoded
       // again next time (the slot's restart point lags); a new slot starts

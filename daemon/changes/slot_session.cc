@@ -133,7 +133,8 @@ std::vector<SlotMessage> SlotSession::Drain() {
 
 SlotPosition SlotSession::Position() {
   pqxx::result result = ExecWatched(
-      "SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status "
+      "SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status, "
+      "(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint "
       "FROM pg_replication_slots WHERE slot_name = $1",
       slot_name_);
   SlotPosition position;
@@ -143,6 +144,7 @@ SlotPosition SlotSession::Position() {
   }
   if (!result[0][0].is_null()) position.lag_bytes = result[0][0].as<std::int64_t>();
   if (!result[0][1].is_null()) position.wal_status = result[0][1].c_str();
+  if (!result[0][2].is_null()) position.confirmed_flush_lsn = result[0][2].as<std::uint64_t>();
   position.lost = position.wal_status == "lost";
   return position;
 }

@@ -41,6 +41,8 @@ struct SlotPosition {
   bool lost = false;
   std::string wal_status;   // reserved, extended, unreserved, lost; empty if gone
   std::int64_t lag_bytes = 0;  // pg_current_wal_lsn() - confirmed_flush_lsn
+  // confirmed_flush_lsn as bytes from 0/0: where the drains have read to.
+  std::uint64_t confirmed_flush_lsn = 0;
 };
 
 // The dedicated connection that owns the temporary slot. ANY error on the

@@ -68,7 +68,8 @@ std::map<std::string, double> IncrementalRows::Expiries(
   return out;
 }
 
-void IncrementalRows::ApplyFull(db::Rows rows) {
+void IncrementalRows::ApplyFull(db::Rows rows, std::optional<std::uint64_t> backstop_lsn,
+                                double now_unix) {
   int key_index = rows.ColumnIndex(key_column_);
   if (key_index < 0) {
     throw IncrementalMismatch("the query returns no key column " + key_column_);
@@ -92,6 +93,14 @@ void IncrementalRows::ApplyFull(db::Rows rows) {
     }
   }
   std::map<std::string, double> expiry = Expiries(by_key, expiry_index);
+  if (backstop_lsn && has_result_ && columns_ == rows.columns) {
+    std::set<std::string> known(carried_);
+    for (const auto& [xid, keys] : pending_) known.insert(keys.begin(), keys.end());
+    for (const auto& [key, at] : expiry_) {
+      if (at <= now_unix + kExpiryMarginSeconds) known.insert(key);
+    }
+    audit_.Suspect(DifferingKeys(columns_, by_key_, by_key, known), *backstop_lsn);
+  }
   columns_ = std::move(rows.columns);
   key_index_ = key_index;
   expiry_index_ = expiry_index;
@@ -157,6 +166,11 @@ void IncrementalRows::AcceptChanges(const changes::ChangeBatch& batch,
                                     changes::ResyncReason generation_reason) {
   feed_up_ = batch.feed_up;
   coverage_lost_ = batch.feed_up ? "" : batch.coverage_lost;
+  if (!batch.feed_up || !have_generation_ || batch.generation != generation_ ||
+      !batch.unmappable.empty()) {
+    // Nothing would confirm a suspect any more, or explain one.
+    audit_.Forget();
+  }
   if (!batch.feed_up) {
     // No slot: whatever comes next is a new generation, to be seeded by a
     // full pass that its readiness query allows. Keys decoded before stay
@@ -187,8 +201,18 @@ void IncrementalRows::AcceptChanges(const changes::ChangeBatch& batch,
     for (const auto& [table, keys] : transaction.keys) {
       if (tables_.count(table) == 0 || keys.empty()) continue;
       pending_[transaction.xid].insert(keys.begin(), keys.end());
+      audit_.Explain(keys);
     }
   }
+  for (auto& difference : audit_.Confirm(batch.complete_through_lsn)) {
+    confirmed_.push_back(std::move(difference));
+  }
+}
+
+std::vector<KeyDifference> IncrementalRows::TakeMismatches() {
+  std::vector<KeyDifference> out;
+  out.swap(confirmed_);
+  return out;
 }
 
 RunPlan IncrementalRows::Plan(double now_unix) const {
@@ -276,6 +300,7 @@ metrics::IncrementalStatus IncrementalRows::Status() const {
   }
   status.last_full_pass_unix = last_full_pass_unix_;
   status.last_full_pass_seconds = last_full_pass_seconds_;
+  status.mismatches = mismatches_;
   return status;
 }
 

@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "changes/change_batch.h"
+#include "checks/backstop_audit.h"
 #include "db/rows.h"
 #include "metrics/incremental_status.h"
 
@@ -60,11 +62,18 @@ struct RunPlan {
 //  - the pending bookkeeping: xid -> keys it changed (from the feed), keys
 //    carried over from a failed recheck, each key's next expiry (from
 //    expiry_column): a key stays dirty until a recheck that saw it succeeds;
-//  - the feed's generation it is seeded in, and why a full pass is due.
+//  - the feed's generation it is seeded in, and why a full pass is due;
+//  - the audit of its backstops (BackstopAudit): the keys a backstop full
+//    pass found different from the state it replaced, until the feed
+//    explains or confirms them.
 // Single-threaded (the poller's thread).
 class IncrementalRows {
  public:
   using Row = std::vector<db::Rows::Cell>;
+  // A key whose next expiry is this close to the run's clock is left out of
+  // a backstop's comparison: the database's now() may be that far ahead of
+  // ours, and the recheck it was due would have read it anyway.
+  static constexpr double kExpiryMarginSeconds = 5;
 
   // `tables`: the entry's watched tables as the feed names them.
   IncrementalRows(std::string key_column, std::string expiry_column,
@@ -75,7 +84,12 @@ class IncrementalRows {
   // (bad_value) for an expiry that is not a number; ApplyRecheck throws
   // IncrementalMismatch for a missing column or a row of a key not in
   // `keys`. Both leave the state as it was when they throw.
-  void ApplyFull(db::Rows rows);
+  // With `backstop_lsn` (a backstop full pass, the WAL insert position read
+  // after it), the keys whose rows differ from the state it replaces are
+  // suspected, less those the feed already knows changed (pending, carried,
+  // expiring by `now_unix` + kExpiryMarginSeconds).
+  void ApplyFull(db::Rows rows, std::optional<std::uint64_t> backstop_lsn = std::nullopt,
+                 double now_unix = 0);
   void ApplyRecheck(const std::set<std::string>& keys, const db::Rows& rows);
   bool has_result() const { return has_result_; }
   // Rows without a key first, then by key (text order), each key's rows in
@@ -85,6 +99,13 @@ class IncrementalRows {
 
   // From the poller, between runs.
   void AcceptChanges(const changes::ChangeBatch& batch, changes::ResyncReason generation_reason);
+  // The backstop differences the feed has confirmed since the last call:
+  // mismatches, for the caller to judge per invariant, count and log.
+  std::vector<KeyDifference> TakeMismatches();
+  void CountMismatch(const std::string& invariant, std::uint64_t count = 1) {
+    mismatches_[invariant] += count;
+  }
+  std::size_t suspected_keys() const { return audit_.suspects(); }
 
   RunPlan Plan(double now_unix) const;
   // The keys an incremental run rechecks, given the pending xids its
@@ -154,7 +175,11 @@ class IncrementalRows {
   // The feed's ChangeBatch::coverage_lost while it is down for that.
   std::string coverage_lost_;
 
+  BackstopAudit audit_;
+  std::vector<KeyDifference> confirmed_;
+
   // Counters.
+  std::map<std::string, std::uint64_t> mismatches_;  // by invariant
   std::map<FullPassReason, std::uint64_t> full_passes_;
   double last_full_pass_unix_ = 0;
   double last_full_pass_seconds_ = 0;

@@ -34,12 +34,19 @@ struct IncrementalSettings {
 //    visible (else it stays unseeded, in full-pass mode, and tries again
 //    next run);
 //  - the entry's SQL (full) or scoped_sql with $1 = the dirty keys as a
-//    text[] literal, then `params`.
+//    text[] literal, then `params`;
+//  - after a backstop's full pass, the WAL insert position, so that the
+//    state it replaced can be audited against the feed (BackstopAudit): a
+//    confirmed difference is a mismatch, counted per invariant and logged
+//    with the key and both values; the full pass has already corrected it.
 // Single-threaded (the poller's thread).
 class IncrementalSource {
  public:
   static const char* const kVisibilitySql;
   static const char* const kReadinessSql;
+  // Read after a backstop's full pass, in its transaction: an upper bound of
+  // the commit of every transaction its snapshot sees.
+  static const char* const kWalPositionSql;
 
   IncrementalSource(const config::QueryConfig& entry, IncrementalSettings settings);
 
@@ -51,7 +58,7 @@ class IncrementalSource {
   // [changes] interval while the feed is up and this entry is seeded in its
   // generation; `normal` otherwise.
   Millis Interval(Millis normal) const;
-  metrics::IncrementalStatus Status() const { return rows_->Status(); }
+  metrics::IncrementalStatus Status() const;
   const IncrementalRows& state() const { return *rows_; }
 
   // On reload: keeps `previous`'s state if it ran the same queries with the
@@ -67,6 +74,8 @@ class IncrementalSource {
   void Recheck(CheckContext& context, const std::set<std::string>& keys,
                const std::vector<std::uint32_t>& visible);
   BoundRows Bound() const;
+  // Counts and logs the backstop differences the feed has confirmed.
+  void ReportMismatches();
   [[noreturn]] void Mismatch(const std::string& key, const std::exception& e) const;
 
   config::QueryConfig entry_;

@@ -13,7 +13,8 @@ namespace {
 bool IsReservedMetricName(const std::string& name) {
   static const std::vector<std::string> kPrefixes = {"check_",   "invariant_",   "lock_",
                                                      "holds_",   "cleanup_",     "transaction_",
-                                                     "process_", "changes_"};
+                                                     "process_", "changes_",
+                                                     "incremental_"};
   static const std::set<std::string> kNames = {
       "up",       "build_info",    "last_poll_timestamp_seconds", "poll_interval_seconds",
       "sessions", "deadlocks_total", "xact_rollbacks_total",      "payments_lapsed",

@@ -24,6 +24,9 @@ struct IncrementalStatus {
   std::map<std::string, std::uint64_t> full_passes;
   double last_full_pass_unix = 0;     // 0: none yet
   double last_full_pass_seconds = 0;  // what the last one cost (wall time)
+  // Backstop differences the feed confirmed, by invariant ("" for a
+  // [[metric]] entry); every invariant of the entry present from 0.
+  std::map<std::string, std::uint64_t> mismatches;
 };
 
 }  // namespace seatwatch::metrics

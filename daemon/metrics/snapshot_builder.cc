@@ -145,6 +145,11 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
                               "([changes] full_pass_interval), resync (a new slot), unmappable (a "
                               "change without its key), feed_down, drain_cost, coverage (the "
                               "publication's coverage of the watched tables changed).");
+  auto mismatches = CounterFamily(
+      "seatwatch_incremental_mismatches_total",
+      "Keys whose incremental state differed from a backstop full pass with nothing the change "
+      "feed handed over to explain it, by invariant (empty for a [[metric]] entry): a seatwatch "
+      "defect or a scoped_sql that misses rows. The full pass corrected each.");
   auto mode = GaugeFamily("seatwatch_check_mode",
                           "1 for the incremental check's current mode: incremental (rechecks "
                           "the keys the change feed names) or full (reads everything).");
@@ -155,11 +160,15 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
     for (const auto& [reason, count] : status.full_passes) {
       AddCounter(passes, {{"check", check.name}, {"reason", reason}}, static_cast<double>(count));
     }
+    for (const auto& [invariant, count] : status.mismatches) {
+      AddCounter(mismatches, {{"check", check.name}, {"invariant", invariant}},
+                 static_cast<double>(count));
+    }
     for (const char* name : {"incremental", "full"}) {
       AddGauge(mode, {{"check", check.name}, {"mode", name}}, status.mode == name ? 1 : 0);
     }
   }
-  for (auto* family : {&dirty, &passes, &mode}) out.push_back(std::move(*family));
+  for (auto* family : {&dirty, &passes, &mismatches, &mode}) out.push_back(std::move(*family));
 }
 
 void WriteDetail(util::JsonWriter& json, const DetailRows& detail) {

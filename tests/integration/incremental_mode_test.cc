@@ -173,6 +173,43 @@ TEST_F(IncrementalModeTest, NoFalseAlarmDuringHundredsOfCorrectFlows) {
   EXPECT_NE(api.find("\"last_full_pass_unix\":"), std::string::npos) << api;
 }
 
+// Backstops every 2 s under the on-sale load (writes racing every drain and
+// every full pass, holds lapsing): each compares the state the rechecks built
+// with what it reads, and the feed explains every difference.
+TEST_F(IncrementalModeTest, BackstopsUnderLoadFindNoMismatch) {
+  Open("sw_incr_backstop_audit");
+  IncrementalDaemon daemon(*db_, "enabled = true\ninterval = \"1s\"\nfull_pass_interval = \"2s\"\n");
+  ASSERT_TRUE(daemon.WaitIncremental(60s)) << daemon.Metrics() << daemon.process().Log();
+  testing::BookingLoad load(*db_, kThreads, kFlows, 4343);
+  auto start = Clock::now();
+  while (!load.done()) {
+    ASSERT_LT(SecondsSince(start), 120) << "the load did not finish";
+    std::this_thread::sleep_for(200ms);
+  }
+  load.Stop();
+  ASSERT_EQ(load.errors(), 0) << load.first_error();
+  // Backstops after the load's last holds have lapsed too, the last one read
+  // past by the drains after it.
+  std::string text;
+  EXPECT_TRUE(WaitFor([&] {
+    text = daemon.Metrics();
+    return Sample(text, Passes("booking_reconciliation", "backstop")) >= 6 &&
+           Sample(text, Passes("event_inventory", "backstop")) >= 6;
+  }, 60s)) << PassesText(text);
+  std::this_thread::sleep_for(3s);
+  text = daemon.Metrics();
+  std::cerr << "flows " << load.flows() << " confirmed, " << load.lapsed() << " lapsed\n"
+            << PassesText(text);
+  auto mismatches = testing::SeriesWithPrefix(text, "seatwatch_incremental_mismatches_total{");
+  EXPECT_EQ(mismatches.size(), 7u) << "six invariants and the inventory, each from 0";
+  for (const auto& [series, value] : mismatches) {
+    EXPECT_EQ(value, 0) << series << "\n" << daemon.process().Log();
+  }
+  EXPECT_EQ(Sample(text, "seatwatch_incremental_mismatches_total{check=\"event_inventory\","
+                         "invariant=\"\"}"),
+            0);
+}
+
 TEST_F(IncrementalModeTest, EachOfTheSixInvariantsInjectedDuringLoadIsReportedAndRepaired) {
   Open("sw_incr_six_injected");
   std::uint32_t seed = static_cast<std::uint32_t>(
