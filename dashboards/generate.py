@@ -848,9 +848,9 @@ def changes_row(lay):
         "that misses rows (SeatwatchIncrementalMismatch; the log names each key and both "
         "values); the full pass corrected it.",
         "short",
-        [target(f"sum by (job, instance, check, invariant) (increase(seatwatch_incremental_mismatches_total{sel()}[{RATE}])) > 0",
+        [target(f"sum by (job, instance, check, invariant) (increase(seatwatch_incremental_mismatches_total{sel()}[{RATE}]))",
                 "{{check}} {{invariant}} {{instance}}")],
-        no_value="No mismatch",
+        no_value=NO_FEED,
         stack=True,
     ), 24, 6)
 

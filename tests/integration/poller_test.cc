@@ -218,9 +218,17 @@ TEST(PollerTest, DetailQueryReceivesTheOffendingKeysThenParams) {
           "VALUES ('k5', 5, 'C1', 'w', 100, 'confirmed'), ('k7', 7, 'A1', 'x', 100, "
           "'confirmed'), ('k3b', 3, 'B2', 'y', 100, 'confirmed'), ('k3c', 3, 'B3', 'z', 100, "
           "'confirmed')");
-  config::Config config = testing::LoadShippedConfig(db.dsn());
-  config.locks.enabled = false;
-  config.holds.enabled = false;
+  // The booking pack written by hand: its detail queries get the fan limit
+  // (params = [4]) after the keys.
+  config::Config config = testing::ConfigFromToml(
+      "[locks]\nenabled = false\n[holds]\nenabled = false\n"
+      "[[invariant]]\nname = \"booking_reconciliation\"\n"
+      "sql = \"queries/booking/reconciliation.sql\"\ninvariant_column = \"invariant\"\n"
+      "invariants = [\"sold_seat_without_ticket\", \"ticket_without_sold_seat\", "
+      "\"confirmed_payment_without_ticket\", \"ticket_without_confirmed_payment\", "
+      "\"double_confirmed_payment\", \"fan_over_limit\"]\n"
+      "labels = [\"event_id\"]\nvalue = \"violations\"\nparams = [4]\n",
+      db.dsn());
   for (auto& entry : config.queries) {
     if (entry.name != "booking_reconciliation") continue;
     entry.detail_sql["sold_seat_without_ticket"] =

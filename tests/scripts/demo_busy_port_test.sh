@@ -2,7 +2,7 @@
 # scripts/demo fails loudly when seatwatch cannot serve: with its port held
 # by another process it exits 1 at once, naming the port; with a seatwatch
 # that exits at start (a stand-in that logs what a daemon that cannot listen
-# logs) it exits 1 with those log lines, after stopping and deleting the
+# logs; its --print-setup is the real one's) it exits 1 with those log lines, after stopping and deleting the
 # scratch cluster it started.
 # Needs SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
 set -euo pipefail
@@ -38,8 +38,10 @@ if grep -q "seatwatch is running" "$work/out1"; then fail "the demo said seatwat
 
 # 2. seatwatch exits at start: exit 1 with its last log lines, cluster gone.
 kill "$holder"; wait "$holder" 2>/dev/null || true; holder=
+# (The demo's setup script for incremental mode comes from the real one.)
 cat >"$work/seatwatch" <<SH
 #!/bin/sh
+case " \$* " in *" --print-setup "*) exec "$binary" "\$@" ;; esac
 echo "seatwatch: error: cannot listen on 127.0.0.1:$port: Address already in use" >&2
 exit 1
 SH
