@@ -28,6 +28,18 @@ void RequireShared(const std::vector<const DeclaredEntry*>& entries, const std::
   }
 }
 
+// What incremental mode needs of a compiled pass, or why it has none.
+void SetIncremental(const declare::CompiledCheck& compiled, QueryConfig& query) {
+  if (compiled.scoped_sql.empty()) {
+    query.not_incremental = compiled.not_incremental;
+    return;
+  }
+  query.key = compiled.labels.front();
+  query.tables = compiled.tables;
+  query.scoped_sql = compiled.scoped_sql;
+  query.expiry_column = compiled.expiry_column;
+}
+
 QueryConfig Lower(const std::vector<const DeclaredEntry*>& entries,
                   const declare::CompiledCheck& compiled) {
   const DeclaredEntry& first = *entries.front();
@@ -58,14 +70,7 @@ QueryConfig Lower(const std::vector<const DeclaredEntry*>& entries,
     if (entry->max_rows) query.max_rows = *entry->max_rows;
     if (!entry->runbook_url.empty()) query.runbook_url = entry->runbook_url;
   }
-  if (compiled.scoped_sql.empty()) {
-    query.not_incremental = compiled.not_incremental;
-  } else {
-    query.key = compiled.labels.front();
-    query.tables = compiled.tables;
-    query.scoped_sql = compiled.scoped_sql;
-    query.expiry_column = compiled.expiry_column;
-  }
+  SetIncremental(compiled, query);
   return query;
 }
 
@@ -102,14 +107,7 @@ QueryConfig LowerMetric(const DeclaredMetric& metric, size_t index,
     query.interval = pass->interval;
     query.max_rows = pass->max_rows;
   }
-  if (compiled.scoped_sql.empty()) {
-    query.not_incremental = compiled.not_incremental;
-  } else {
-    query.key = compiled.labels.front();
-    query.tables = compiled.tables;
-    query.scoped_sql = compiled.scoped_sql;
-    query.expiry_column = compiled.expiry_column;
-  }
+  SetIncremental(compiled, query);
   return query;
 }
 

@@ -122,6 +122,8 @@ struct QueryConfig {
 // Where each key of a declared entry was written, so that an error found
 // after parsing (by a kind's rules, the compiler or the database) names it.
 struct DeclaredFields {
+  std::string check;  // default: the entry's name
+  std::string help;
   Location where;                        // the [[...]] header
   std::map<std::string, Location> keys;  // "kind", "rows.where", ...
   // Where `field` ("rows.columns") was written: the key, else its table,
@@ -134,8 +136,6 @@ struct DeclaredFields {
 // check into one QueryConfig.
 struct DeclaredEntry : DeclaredFields {
   declare::Declaration declaration;
-  std::string check;  // default: the invariant's name
-  std::string help;
   std::string runbook_url;
   std::optional<Millis> interval;
   std::optional<int> max_rows;
@@ -147,9 +147,7 @@ struct DeclaredEntry : DeclaredFields {
 // reading that pass's result.
 struct DeclaredMetric : DeclaredFields {
   declare::MetricDeclaration metric;
-  std::string kind;   // "count"
-  std::string check;  // default: the metric's name (a pass of its own)
-  std::string help;
+  std::string kind;  // "count"; its check by default: a pass of its own
   std::optional<Millis> interval;
   std::optional<int> max_rows;
 };

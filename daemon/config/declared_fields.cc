@@ -175,4 +175,21 @@ const Location& DeclaredFields::FieldLocation(const std::string& field) const {
   return where;
 }
 
+std::string ParseNameCheckHelp(TableReader& reader, DeclaredFields& entry) {
+  auto name = reader.String("name");
+  if (!name) Fail(entry.where, reader.Qualified("name"), "is required");
+  RequireIdentifier(entry.FieldLocation("name"), reader.Qualified("name"), *name);
+  entry.check = *name;
+  if (auto check = reader.String("check")) {
+    RequireIdentifier(entry.FieldLocation("check"), reader.Qualified("check"), *check);
+    entry.check = *check;
+  }
+  entry.help = reader.LimitedString("help").value_or("");
+  if (HasControlCharacter(entry.help, "\n\t")) {
+    Fail(entry.FieldLocation("help"), reader.Qualified("help"),
+         "must not contain control characters other than line breaks and tabs");
+  }
+  return *name;
+}
+
 }  // namespace seatwatch::config

@@ -45,6 +45,10 @@ declare::RowSet ParseRowSet(TableReader& parent, const std::string& field,
 declare::RowSet ReadRowSet(TableReader& reader, const std::string& field,
                            const std::vector<std::string>& keys, DeclaredFields& entry);
 
+// `name` (required), `check` (default: the name) and `help` of a declared
+// entry: the name is returned, check and help set in `entry`.
+std::string ParseNameCheckHelp(TableReader& reader, DeclaredFields& entry);
+
 // `key`: one column or a list, into `key`; `labels` (their label names,
 // default the columns) into `labels`.
 void ParseKey(TableReader& reader, DeclaredFields& entry, std::vector<std::string>& key,

@@ -86,20 +86,7 @@ DeclaredEntry ParseDeclaredEntry(TableReader& reader) {
            "yourself)");
     }
   }
-  auto name = reader.String("name");
-  if (!name) Fail(entry.where, reader.Qualified("name"), "is required");
-  RequireIdentifier(entry.FieldLocation("name"), reader.Qualified("name"), *name);
-  d.name = *name;
-  entry.check = d.name;
-  if (auto check = reader.String("check")) {
-    RequireIdentifier(entry.FieldLocation("check"), reader.Qualified("check"), *check);
-    entry.check = *check;
-  }
-  entry.help = reader.LimitedString("help").value_or("");
-  if (HasControlCharacter(entry.help, "\n\t")) {
-    Fail(entry.FieldLocation("help"), reader.Qualified("help"),
-         "must not contain control characters other than line breaks and tabs");
-  }
+  d.name = ParseNameCheckHelp(reader, entry);
   ParseKey(reader, entry, d.key, d.labels);
   entry.interval = reader.Duration("interval");
   if (auto v = reader.Integer("max_rows")) entry.max_rows = static_cast<int>(*v);

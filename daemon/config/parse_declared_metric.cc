@@ -64,20 +64,7 @@ DeclaredMetric ParseDeclaredMetric(TableReader& reader) {
     }
   }
   declare::MetricDeclaration& m = entry.metric;
-  auto name = reader.String("name");
-  if (!name) Fail(entry.where, reader.Qualified("name"), "is required");
-  RequireIdentifier(entry.FieldLocation("name"), reader.Qualified("name"), *name);
-  m.name = *name;
-  entry.check = m.name;
-  if (auto check = reader.String("check")) {
-    RequireIdentifier(entry.FieldLocation("check"), reader.Qualified("check"), *check);
-    entry.check = *check;
-  }
-  entry.help = reader.LimitedString("help").value_or("");
-  if (HasControlCharacter(entry.help, "\n\t")) {
-    Fail(entry.FieldLocation("help"), reader.Qualified("help"),
-         "must not contain control characters other than line breaks and tabs");
-  }
+  m.name = ParseNameCheckHelp(reader, entry);
   ParseKey(reader, entry, m.key, m.labels);
   if (auto label = reader.String("label")) {
     const Location& where = entry.FieldLocation("label");
