@@ -2,9 +2,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "metrics/provenance.h"
 
 namespace seatwatch::changes {
 
@@ -13,9 +16,21 @@ namespace seatwatch::changes {
 // its snapshot sees that transaction (a commit can be decoded before it is
 // visible), so keys travel with the transaction that changed them.
 struct TransactionChanges {
+  // Row changes kept per transaction for provenance; past it, rows_truncated.
+  static constexpr std::size_t kMaxRowChanges = 256;
+
   std::uint32_t xid = 0;
   // Watched table (as named in the entry's `tables`) -> key values, as text.
   std::map<std::string, std::set<std::string>> keys;
+  // For provenance (pgoutput's Begin; 0 from a feed that does not say).
+  std::uint64_t commit_lsn = 0;
+  double commit_unix = 0;
+  // Its changes of watched tables, one per change and key, with the
+  // monitored columns only.
+  std::vector<metrics::RowChange> rows;
+  bool rows_truncated = false;
+  // The session pg_stat_activity showed holding this xid, if one was seen.
+  std::optional<metrics::SessionSeen> session;
 };
 
 // Why the change feed started over (a new slot), for

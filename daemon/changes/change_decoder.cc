@@ -20,6 +20,29 @@ std::string Unusable(const TupleValue& value) {
   return "?";
 }
 
+metrics::ValueText ValueOf(const TupleValue& value) {
+  using Kind = metrics::ValueText::Kind;
+  switch (value.kind) {
+    case TupleValue::Kind::kText: return metrics::ValueText::Of(Kind::kText, value.data);
+    case TupleValue::Kind::kNull: return metrics::ValueText::Of(Kind::kNull);
+    case TupleValue::Kind::kUnchangedToast: return metrics::ValueText::Of(Kind::kUnchanged);
+    case TupleValue::Kind::kBinary: return metrics::ValueText::Of(Kind::kBinary);
+  }
+  return {};
+}
+
+// What an old tuple says of a column: a 'K' tuple carries only the replica
+// identity's columns (the others are NULL placeholders).
+metrics::ValueText OldValueOf(OldTuple kind, const Tuple& old_tuple, std::size_t column,
+                              bool in_identity) {
+  if (kind == OldTuple::kNone || (kind == OldTuple::kKey && !in_identity)) return {};
+  return ValueOf(old_tuple[column]);
+}
+
+bool SameValue(const metrics::ValueText& a, const metrics::ValueText& b) {
+  return a.kind == b.kind && a.text == b.text && a.cut == b.cut;
+}
+
 }  // namespace
 
 // Applies one parsed message to the decoder's state.
@@ -35,6 +58,9 @@ class ChangeDecoder::Visitor {
     }
     d_.open_.emplace();
     d_.open_->changes.xid = m.xid;
+    d_.open_->changes.commit_lsn = m.final_lsn;
+    // pgoutput's timestamps count microseconds from 2000-01-01 UTC.
+    d_.open_->changes.commit_unix = static_cast<double>(m.commit_time) / 1e6 + 946684800.0;
   }
 
   void operator()(const CommitMessage&) {
@@ -44,7 +70,7 @@ class ChangeDecoder::Visitor {
   }
 
   void operator()(const RelationMessage& m) {
-    const WatchedRelation& relation = d_.relations_[m.oid] = ResolveRelation(m, d_.tables_);
+    const WatchedRelation& relation = d_.relations_[m.oid] = ResolveRelation(m, d_.tables_, d_.words_);
     if (d_.verified_) d_.CheckCoverage(m, relation);
   }
 
@@ -52,7 +78,8 @@ class ChangeDecoder::Visitor {
     Open& open = d_.InTransaction("Insert");
     const WatchedRelation& relation = Checked(m.relation_oid, "Insert", m.new_tuple);
     ForEachPublishedKey(open, relation, "insert", [&](const WatchedKey& key) {
-      Add(open, relation, key, m.new_tuple[key.column], "insert");
+      if (!Add(open, relation, key, m.new_tuple[key.column], "insert")) return;
+      Keep(open, key, "INSERT", m.new_tuple[key.column].data, OldTuple::kNone, {}, &m.new_tuple);
     });
   }
 
@@ -66,14 +93,20 @@ class ChangeDecoder::Visitor {
         // No old tuple: the replica identity columns did not change, so the
         // key did iff it is one of them.
         if (!key.in_identity) NotCarried(relation, key, "update");
-        Add(open, relation, key, new_value, "update");
+        if (Add(open, relation, key, new_value, "update")) {
+          Keep(open, key, "UPDATE", new_value.data, m.old_kind, m.old_tuple, &m.new_tuple);
+        }
         return;
       }
       const TupleValue& old_value = m.old_tuple[key.column];
       if (!AddOld(open, relation, key, m.old_kind, old_value, "update")) return;
+      Keep(open, key, "UPDATE", old_value.data, m.old_kind, m.old_tuple, &m.new_tuple);
       // An out-of-line key the update did not touch is the old one, added.
       if (new_value.kind == TupleValue::Kind::kUnchangedToast) return;
-      Add(open, relation, key, new_value, "update");
+      if (new_value.kind == TupleValue::Kind::kText && new_value.data == old_value.data) return;
+      if (Add(open, relation, key, new_value, "update")) {
+        Keep(open, key, "UPDATE", new_value.data, m.old_kind, m.old_tuple, &m.new_tuple);
+      }
     });
   }
 
@@ -81,7 +114,9 @@ class ChangeDecoder::Visitor {
     Open& open = d_.InTransaction("Delete");
     const WatchedRelation& relation = Checked(m.relation_oid, "Delete", m.old_tuple);
     ForEachPublishedKey(open, relation, "delete", [&](const WatchedKey& key) {
-      AddOld(open, relation, key, m.old_kind, m.old_tuple[key.column], "delete");
+      if (AddOld(open, relation, key, m.old_kind, m.old_tuple[key.column], "delete")) {
+        Keep(open, key, "DELETE", m.old_tuple[key.column].data, m.old_kind, m.old_tuple, nullptr);
+      }
     });
   }
 
@@ -124,6 +159,42 @@ class ChangeDecoder::Visitor {
     d_.Unmappable(std::string(change) + " on " + relation.display_name + ": column " +
                   key.key_column + " is not published");
     return false;
+  }
+
+  // The change as it bears on one key, for provenance: the monitored
+  // columns' old (where the old tuple carries them) and new values. An
+  // UPDATE keeps the identity columns and the columns whose value changed
+  // or is not known to be the same.
+  static void Keep(Open& open, const WatchedKey& key, const char* operation,
+                   std::string_view key_value, OldTuple old_kind, const Tuple& old_tuple,
+                   const Tuple* new_tuple) {
+    TransactionChanges& changes = open.changes;
+    if (changes.rows.size() >= TransactionChanges::kMaxRowChanges) {
+      changes.rows_truncated = true;
+      return;
+    }
+    metrics::RowChange row;
+    row.operation = operation;
+    row.table = key.table;
+    row.key_column = key.key_column;
+    row.key = metrics::ValueText::Of(metrics::ValueText::Kind::kText, key_value).Display();
+    for (const MonitoredColumn& column : key.monitored) {
+      metrics::ColumnChange change;
+      change.column = column.name;
+      change.before = OldValueOf(old_kind, old_tuple, column.column,
+                                 column.in_identity || old_kind == OldTuple::kFull);
+      if (new_tuple) change.after = ValueOf((*new_tuple)[column.column]);
+      if (column.in_identity) {
+        row.identity.push_back(std::move(change));
+        continue;
+      }
+      if (row.operation == "UPDATE") {
+        if (change.after.kind == metrics::ValueText::Kind::kUnchanged) continue;
+        if (SameValue(change.before, change.after)) continue;
+      }
+      row.columns.push_back(std::move(change));
+    }
+    changes.rows.push_back(std::move(row));
   }
 
   // A change of a watched table touches the transaction even where its

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,14 @@ class ChangeDecoder {
   ChangeDecoder(std::map<std::string, std::string> tables,
                 std::map<std::uint32_t, CoveredRelation> verified);
 
+  // table -> the words its entries' SQL uses (SqlWords): which columns'
+  // values the row changes of each transaction keep, for provenance. None
+  // kept without it. Takes effect at the next Relation message of a table
+  // (pgoutput sends them again in every decoding call).
+  void SetMonitoredWords(std::map<std::string, std::set<std::string>> words) {
+    words_ = std::move(words);
+  }
+
   void Feed(std::string_view message);
 
   std::vector<TransactionChanges> TakeCommitted();
@@ -87,6 +96,7 @@ class ChangeDecoder {
   void CheckCoverage(const RelationMessage& message, const WatchedRelation& relation);
 
   std::map<std::string, std::string> tables_;
+  std::map<std::string, std::set<std::string>> words_;
   std::map<std::uint32_t, WatchedRelation> relations_;
   std::optional<Open> open_;
   std::vector<TransactionChanges> committed_;

@@ -74,6 +74,8 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
     batch.transactions = decoder_->TakeCommitted();
     double seconds = SecondsSince(start);
     SlotPosition position = session_.Position();
+    sightings_.NoteAll(position.sightings);
+    sightings_.Attach(batch.transactions);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stats_.drain_duration_seconds = seconds;
@@ -202,6 +204,7 @@ bool ChangeFeed::EnsureSlot() {
   ++generation_;
   generation_reason_ = next_reason_;
   decoder_ = std::make_unique<ChangeDecoder>(options_.tables, RelationsByOid(verified_coverage_));
+  decoder_->SetMonitoredWords(options_.monitored_words);
   decoded_before_ = 0;
   create_backoff_.Reset();
   {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "changes/coverage.h"
 #include "changes/drain_cost_policy.h"
 #include "changes/publication_inspector.h"
+#include "changes/session_sightings.h"
 #include "changes/slot_reaper.h"
 #include "changes/slot_session.h"
 #include "db/backoff.h"
@@ -25,6 +27,9 @@ class ChangeDecoder;
 struct ChangeFeedOptions {
   SlotSessionOptions slot;
   std::map<std::string, std::string> tables;  // watched table -> key column
+  // watched table -> the words of its entries' SQL (SqlWords): the columns
+  // provenance keeps values of.
+  std::map<std::string, std::set<std::string>> monitored_words;
 };
 
 // The change feed: one temporary logical replication slot on a dedicated
@@ -89,6 +94,7 @@ class ChangeFeed : public ChangeSource {
   const ChangeFeedOptions options_;
   SlotSession session_;
   std::unique_ptr<ChangeDecoder> decoder_;
+  SessionSightings sightings_;
   std::uint64_t decoded_before_ = 0;  // decoder_->decoded_changes() already counted
   bool have_slot_ = false;
   std::uint64_t generation_ = 0;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "changes/sql_words.h"
 #include "config/config.h"
 
 namespace seatwatch::changes {
@@ -30,6 +31,7 @@ ChangeFeedOptions FeedOptionsOf(const config::Config& config) {
       }
     }
   }
+  options.monitored_words = MonitoredWords(config);
   return options;
 }
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "changes/sql_words.h"
 #include "declare/identifier.h"
 #include "declare/sql_text.h"
 
@@ -215,15 +216,22 @@ std::string SetupScript(const config::Config& config) {
   out +=
       "\n-- The tables and their key columns. A table that does not exist stops the\n"
       "-- script here, before anything is changed.\n"
-      "CREATE TEMPORARY TABLE seatwatch_keyed (tab regclass PRIMARY KEY, key name[] NOT NULL);\n";
+      "-- `named`: the words the entries' SQL uses; a column of one of these names\n"
+      "-- is published too, so that a violation can show what the transaction\n"
+      "-- that broke it wrote there (provenance).\n"
+      "CREATE TEMPORARY TABLE seatwatch_keyed (tab regclass PRIMARY KEY, key name[] NOT NULL,\n"
+      "                                        named name[] NOT NULL);\n";
   if (!tables.empty()) {
+    auto words = MonitoredWords(config);
     out += "INSERT INTO seatwatch_keyed VALUES\n";
     size_t n = 0;
     for (const auto& [table, columns] : tables) {
       std::string keys;
       for (const auto& column : columns) keys += (keys.empty() ? "" : ", ") + Literal(column);
-      out += "    (" + Literal(Quoted(table)) + ", ARRAY[" + keys + "]::name[])" +
-             (++n == tables.size() ? ";\n" : ",\n");
+      std::string named;
+      for (const auto& word : words[table]) named += (named.empty() ? "" : ", ") + Literal(word);
+      out += "    (" + Literal(Quoted(table)) + ", ARRAY[" + keys + "]::name[],\n     ARRAY[" +
+             named + "]::name[])" + (++n == tables.size() ? ";\n" : ",\n");
     }
   }
   out += kViews;
@@ -233,11 +241,12 @@ std::string SetupScript(const config::Config& config) {
 -- recheck, and a TRUNCATE, which names no rows, tells seatwatch to run a
 -- full pass (not publishing it would hide it). Through the partition root:
 -- a change in a partition is published as a change of the table the config
--- names. COLUMN LISTS where the replica identity allows: the key and the
--- replica identity's columns only (PostgreSQL requires a column list of a
+-- names. COLUMN LISTS where the replica identity allows: the key, the
+-- replica identity's columns (PostgreSQL requires a column list of a
 -- publication that publishes UPDATE or DELETE to cover the replica
--- identity), so that less is decoded for each change and the other columns
--- never leave the server through the slot; a table with REPLICA IDENTITY
+-- identity) and the columns the entries' SQL names, so that less is
+-- decoded for each change and the columns the checks do not read never
+-- leave the server through the slot; a table with REPLICA IDENTITY
 -- FULL, or partitioned, is published whole. Creating it, or changing its
 -- table list, takes a SHARE UPDATE EXCLUSIVE lock on the tables: reads and
 -- writes go on.
@@ -265,7 +274,8 @@ BEGIN
                                  JOIN seatwatch_leaf l ON l.tab = k.tab
                                 WHERE a.attrelid = k.tab AND a.attnum > 0
                                   AND NOT a.attisdropped
-                                  AND (a.attname = ANY (l.key) OR a.attname = ANY (l.identity))))
+                                  AND (a.attname = ANY (l.key) OR a.attname = ANY (l.identity)
+                                       OR a.attname = ANY (k.named))))
              END, ', ' ORDER BY k.tab::text)
       INTO members
       FROM seatwatch_keyed k

@@ -10,6 +10,7 @@
 #include <pqxx/transaction>
 
 #include "changes/bytea_text.h"
+#include "changes/session_sightings.h"
 #include "util/log.h"
 
 namespace seatwatch::changes {
@@ -132,11 +133,11 @@ std::vector<SlotMessage> SlotSession::Drain() {
 }
 
 SlotPosition SlotSession::Position() {
-  pqxx::result result = ExecWatched(
-      "SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status, "
-      "(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint "
-      "FROM pg_replication_slots WHERE slot_name = $1",
-      slot_name_);
+  static const std::string sql =
+      std::string("SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status, "
+                  "(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint, ") +
+      SessionSightings::kSightingsColumn + " FROM pg_replication_slots WHERE slot_name = $1";
+  pqxx::result result = ExecWatched(sql.c_str(), slot_name_);
   SlotPosition position;
   if (result.empty()) {
     position.lost = true;
@@ -145,6 +146,7 @@ SlotPosition SlotSession::Position() {
   if (!result[0][0].is_null()) position.lag_bytes = result[0][0].as<std::int64_t>();
   if (!result[0][1].is_null()) position.wal_status = result[0][1].c_str();
   if (!result[0][2].is_null()) position.confirmed_flush_lsn = result[0][2].as<std::uint64_t>();
+  if (!result[0][3].is_null()) position.sightings = result[0][3].c_str();
   position.lost = position.wal_status == "lost";
   return position;
 }

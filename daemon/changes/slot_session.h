@@ -43,6 +43,10 @@ struct SlotPosition {
   std::int64_t lag_bytes = 0;  // pg_current_wal_lsn() - confirmed_flush_lsn
   // confirmed_flush_lsn as bytes from 0/0: where the drains have read to.
   std::uint64_t confirmed_flush_lsn = 0;
+  // The sessions holding an xid (SessionSightings::kSightingsColumn), read
+  // in the same statement: a session in a transaction is named only while
+  // it runs.
+  std::string sightings;
 };
 
 // The dedicated connection that owns the temporary slot. ANY error on the

@@ -10,7 +10,8 @@ bool TableNameMatches(std::string_view configured, std::string_view namespace_na
 }
 
 WatchedRelation ResolveRelation(const RelationMessage& relation,
-                                const std::map<std::string, std::string>& tables) {
+                                const std::map<std::string, std::string>& tables,
+                                const std::map<std::string, std::set<std::string>>& words) {
   WatchedRelation resolved;
   resolved.display_name = relation.namespace_name == "public" || relation.namespace_name.empty()
                               ? relation.name
@@ -19,13 +20,21 @@ WatchedRelation ResolveRelation(const RelationMessage& relation,
   resolved.column_count = relation.columns.size();
   for (const auto& [table, key_column] : tables) {
     if (!TableNameMatches(table, relation.namespace_name, relation.name)) continue;
-    WatchedKey key{table, key_column, -1, false};
+    WatchedKey key{table, key_column, -1, false, {}};
     for (std::size_t i = 0; i < relation.columns.size(); ++i) {
       if (relation.columns[i].name != key_column) continue;
       key.column = static_cast<int>(i);
       key.in_identity =
           relation.columns[i].key || relation.replica_identity == ReplicaIdentity::kFull;
       break;
+    }
+    auto named = words.find(table);
+    if (named != words.end()) {
+      for (std::size_t i = 0; i < relation.columns.size(); ++i) {
+        const RelationColumn& column = relation.columns[i];
+        if (column.name == key_column || named->second.count(column.name) == 0) continue;
+        key.monitored.push_back({column.name, i, column.key});
+      }
     }
     resolved.watched.push_back(std::move(key));
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,6 +9,13 @@
 #include "changes/pgoutput_messages.h"
 
 namespace seatwatch::changes {
+
+// A column whose old and new values provenance keeps (see SqlWords).
+struct MonitoredColumn {
+  std::string name;
+  std::size_t column = 0;    // position in the relation's tuples
+  bool in_identity = false;  // flagged as part of the replica identity
+};
 
 // One watched table a relation matches, and where its key column is.
 struct WatchedKey {
@@ -20,6 +28,9 @@ struct WatchedKey {
   // IDENTITY FULL): an update without an old tuple kept its key, a delete's
   // old tuple holds it.
   bool in_identity = false;
+  // The relation's columns the entries watching this table name in their
+  // SQL, the key column left out, in the relation's order.
+  std::vector<MonitoredColumn> monitored;
 };
 
 // What the decoder keeps per relation OID, made from its Relation message.
@@ -36,9 +47,10 @@ bool TableNameMatches(std::string_view configured, std::string_view namespace_na
                       std::string_view name);
 
 // Resolves a Relation message against the watched tables (table -> key
-// column). Pure.
+// column) and the words their entries' SQL uses (table -> SqlWords). Pure.
 WatchedRelation ResolveRelation(const RelationMessage& relation,
-                                const std::map<std::string, std::string>& tables);
+                                const std::map<std::string, std::string>& tables,
+                                const std::map<std::string, std::set<std::string>>& words = {});
 
 // "DEFAULT", "NOTHING", "FULL", "USING INDEX": for messages.
 const char* ReplicaIdentityName(ReplicaIdentity identity);

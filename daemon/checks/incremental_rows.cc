@@ -304,4 +304,10 @@ metrics::IncrementalStatus IncrementalRows::Status() const {
   return status;
 }
 
+std::set<std::uint32_t> IncrementalRows::pending_xids() const {
+  std::set<std::uint32_t> xids;
+  for (const auto& entry : pending_) xids.insert(entry.first);
+  return xids;
+}
+
 }  // namespace seatwatch::checks

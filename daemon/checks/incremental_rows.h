@@ -133,6 +133,7 @@ class IncrementalRows {
   bool feed_up() const { return feed_up_; }
   bool seeded() const { return feed_up_ && seeded_; }
   std::size_t pending_transactions() const { return pending_.size(); }
+  std::set<std::uint32_t> pending_xids() const;
   const std::set<std::string>& carried() const { return carried_; }
   // A key's next expiry (unix seconds), or 0 when it has none.
   double next_expiry(const std::string& key) const;

@@ -71,12 +71,36 @@ IncrementalSource::IncrementalSource(const config::QueryConfig& entry,
       settings_(settings),
       rows_(std::make_unique<IncrementalRows>(entry.key, entry.expiry_column,
                                               TableNames(entry.tables),
-                                              settings.full_pass_interval)) {}
+                                              settings.full_pass_interval)) {
+  bool key_is_label =
+      std::find(entry.labels.begin(), entry.labels.end(), entry.key) != entry.labels.end();
+  if (!entry.invariants.empty() && key_is_label) {
+    ledger_ = std::make_unique<ProvenanceLedger>(TableNames(entry.tables));
+  }
+}
 
 void IncrementalSource::AcceptChanges(const changes::ChangeBatch& batch,
                                       changes::ResyncReason generation_reason) {
   rows_->AcceptChanges(batch, generation_reason);
+  if (ledger_ && batch.feed_up) ledger_->Record(batch.transactions);
   ReportMismatches();
+}
+
+void IncrementalSource::Attribute(std::vector<metrics::InvariantResult>& invariants) {
+  if (!ledger_) return;
+  std::set<std::string> violated;
+  for (auto& invariant : invariants) {
+    for (auto& violation : invariant.violations) {
+      if (violation.value == 0) continue;
+      for (const auto& label : violation.labels) {
+        if (label.name != entry_.key) continue;
+        violated.insert(label.value);
+        violation.cause = ledger_->Of(label.value);
+        break;
+      }
+    }
+  }
+  ledger_->Settle(violated, rows_->pending_xids());
 }
 
 void IncrementalSource::ReportMismatches() {
@@ -110,6 +134,11 @@ metrics::IncrementalStatus IncrementalSource::Status() const {
   } else {
     for (const auto& name : entry_.invariants) status.mismatches.emplace(name, 0);
   }
+  if (ledger_) {
+    status.provenance = true;
+    status.provenance_commits = ledger_->commits();
+    status.provenance_evicted = ledger_->evicted();
+  }
   return status;
 }
 
@@ -125,6 +154,7 @@ bool IncrementalSource::TakeStateFrom(IncrementalSource& previous) {
     return false;
   }
   rows_ = std::move(previous.rows_);
+  if (ledger_ && previous.ledger_) std::swap(ledger_, previous.ledger_);
   previous.rows_ = std::make_unique<IncrementalRows>(b.key, b.expiry_column, TableNames(b.tables),
                                                      previous.settings_.full_pass_interval);
   rows_->set_full_pass_interval(settings_.full_pass_interval);

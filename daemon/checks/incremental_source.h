@@ -8,6 +8,7 @@
 #include "changes/change_batch.h"
 #include "checks/check.h"
 #include "checks/incremental_rows.h"
+#include "checks/provenance_ledger.h"
 #include "checks/query_entry.h"
 #include "config/config.h"
 #include "metrics/incremental_status.h"
@@ -54,6 +55,11 @@ class IncrementalSource {
   // The rows to judge, bound to the entry's columns. Throws like
   // FetchEntryRows (EntryMismatch also for a scoped_sql that does not fit).
   BoundRows Fetch(CheckContext& context);
+  // After a successful run built its results from Fetch's rows: gives each
+  // violated key the commits that changed it since it was last clean, then
+  // forgets those of the keys found clean. Nothing without a ledger (an
+  // entry with no invariants, or whose key column is not one of its labels).
+  void Attribute(std::vector<metrics::InvariantResult>& invariants);
 
   // [changes] interval while the feed is up and this entry is seeded in its
   // generation; `normal` otherwise.
@@ -81,6 +87,7 @@ class IncrementalSource {
   config::QueryConfig entry_;
   IncrementalSettings settings_;
   std::unique_ptr<IncrementalRows> rows_;
+  std::unique_ptr<ProvenanceLedger> ledger_;
 };
 
 }  // namespace seatwatch::checks

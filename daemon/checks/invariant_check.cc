@@ -106,6 +106,7 @@ metrics::CheckOutput InvariantCheck::Run(CheckContext& context) {
     }
     output.invariants.push_back(std::move(result));
   }
+  AttributeCauses(output.invariants);
   return output;
 }
 

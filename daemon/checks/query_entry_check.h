@@ -35,6 +35,11 @@ class QueryEntryCheck : public Check {
   const config::QueryConfig& entry() const { return entry_; }
   // The entry's rows: from the IncrementalSource if it has one, else its SQL.
   BoundRows FetchRows(CheckContext& context);
+  // Incremental mode: each violated key's provenance (IncrementalSource::
+  // Attribute), once the run's results are built.
+  void AttributeCauses(std::vector<metrics::InvariantResult>& invariants) {
+    if (incremental_) incremental_->Attribute(invariants);
+  }
 
  private:
   config::QueryConfig entry_;

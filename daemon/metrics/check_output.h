@@ -2,11 +2,15 @@
 
 #include <any>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <prometheus/metric_family.h>
+
+#include "metrics/provenance.h"
 
 namespace seatwatch::metrics {
 
@@ -14,8 +18,16 @@ using Label = prometheus::ClientMetric::Label;
 
 // One offending row of an invariant: its label columns and its count.
 struct Violation {
+  Violation() = default;
+  Violation(std::vector<Label> labels_in, double value_in,
+            std::shared_ptr<const Provenance> cause_in = nullptr)
+      : labels(std::move(labels_in)), value(value_in), cause(std::move(cause_in)) {}
+
   std::vector<Label> labels;
   double value = 0;
+  // Incremental mode: the commits that changed this key since a run last
+  // found it clean (see ProvenanceLedger); null when none are known.
+  std::shared_ptr<const Provenance> cause;
 };
 
 // The first offending rows from an invariant's detail_sql, as text.

@@ -27,6 +27,11 @@ struct IncrementalStatus {
   // Backstop differences the feed confirmed, by invariant ("" for a
   // [[metric]] entry); every invariant of the entry present from 0.
   std::map<std::string, std::uint64_t> mismatches;
+  // Provenance (entries with invariants whose key is a label): commits held
+  // for keys not yet found clean, and those the overall cap evicted.
+  bool provenance = false;
+  std::uint64_t provenance_commits = 0;
+  std::uint64_t provenance_evicted = 0;
 };
 
 }  // namespace seatwatch::metrics

@@ -148,7 +148,7 @@ std::map<std::string, std::vector<Violation>> RowsToViolations(
                               ", not a count of offending rows (a finite number >= 0)");
     }
     guard.Add(r);
-    out[invariant].push_back({LabelsOf(row, binding), value});
+    out[invariant].push_back({LabelsOf(row, binding), value, nullptr});
   }
   return out;
 }

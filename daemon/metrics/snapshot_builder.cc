@@ -5,6 +5,7 @@
 #include "metrics/family.h"
 #include "metrics/json_cap.h"
 #include "metrics/lifecycle_families.h"
+#include "metrics/provenance_json.h"
 #include "util/json_writer.h"
 
 namespace seatwatch::metrics {
@@ -150,6 +151,14 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
       "Keys whose incremental state differed from a backstop full pass with nothing the change "
       "feed handed over to explain it, by invariant (empty for a [[metric]] entry): a seatwatch "
       "defect or a scoped_sql that misses rows. The full pass corrected each.");
+  auto held = GaugeFamily(
+      "seatwatch_provenance_commits",
+      "Commits the incremental check holds as provenance: those that changed keys not found "
+      "clean since (a ring per key, a cap per check).");
+  auto evicted = CounterFamily(
+      "seatwatch_provenance_evicted_total",
+      "Commits the incremental check's provenance cap evicted before their key was found clean: "
+      "a violation then names fewer of the commits before it.");
   auto mode = GaugeFamily("seatwatch_check_mode",
                           "1 for the incremental check's current mode: incremental (rechecks "
                           "the keys the change feed names) or full (reads everything).");
@@ -164,11 +173,17 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
       AddCounter(mismatches, {{"check", check.name}, {"invariant", invariant}},
                  static_cast<double>(count));
     }
+    if (status.provenance) {
+      AddGauge(held, {{"check", check.name}}, static_cast<double>(status.provenance_commits));
+      AddCounter(evicted, {{"check", check.name}}, static_cast<double>(status.provenance_evicted));
+    }
     for (const char* name : {"incremental", "full"}) {
       AddGauge(mode, {{"check", check.name}, {"mode", name}}, status.mode == name ? 1 : 0);
     }
   }
-  for (auto* family : {&dirty, &passes, &mismatches, &mode}) out.push_back(std::move(*family));
+  for (auto* family : {&dirty, &passes, &mismatches, &held, &evicted, &mode}) {
+    out.push_back(std::move(*family));
+  }
 }
 
 void WriteDetail(util::JsonWriter& json, const DetailRows& detail) {
@@ -264,8 +279,15 @@ std::string InvariantsJson(const PollState& state) {
         for (const auto& label : violation.labels) json.Key(label.name).String(label.value);
         json.EndObject();
         json.Key("value").Number(violation.value);
-        if (const auto* open = FindOpen(state, check.name, name, violation.labels)) {
-          json.Key("since_timestamp_seconds").Number(open->since_unix);
+        const auto* open = FindOpen(state, check.name, name, violation.labels);
+        if (open) json.Key("since_timestamp_seconds").Number(open->since_unix);
+        if (open && open->first_violated_by && !open->first_violated_by->commits.empty()) {
+          json.Key("first_violated_by");
+          WriteProvenance(json, *open->first_violated_by);
+        } else if (check.incremental && check.incremental->provenance) {
+          // Full-pass checks never have any: their entries say nothing.
+          json.Key("provenance").String(
+              NoProvenanceReason(check.incremental->mode == "incremental"));
         }
         json.EndObject();
       }
@@ -303,6 +325,10 @@ std::string InvariantsJson(const PollState& state) {
     json.Key("since_timestamp_seconds").Number(healed.since_unix);
     json.Key("healed_timestamp_seconds").Number(healed.healed_unix);
     json.Key("lasted_seconds").Number(healed.healed_unix - healed.since_unix);
+    if (healed.first_violated_by && !healed.first_violated_by->commits.empty()) {
+      json.Key("first_violated_by");
+      WriteProvenance(json, *healed.first_violated_by);
+    }
     json.EndObject();
   }
   json.EndArray();

@@ -49,7 +49,13 @@ bool ViolationLifecycle::Observe(const std::string& check,
         state_.untracked += 1;
         continue;
       }
-      state_.open.emplace(key, OpenViolation{check, invariant.name, violation.labels, now, now});
+      OpenViolation opened{check, invariant.name, violation.labels, now, now, violation.cause};
+      if (opened_.size() < kMaxOpenedReported) {
+        opened_.push_back(opened);
+      } else {
+        opened_more_ += 1;
+      }
+      state_.open.emplace(key, std::move(opened));
     }
     // Every open key of this invariant the run did not return has healed.
     std::string prefix = PrefixOf(check, invariant.name);
@@ -67,7 +73,8 @@ bool ViolationLifecycle::Observe(const std::string& check,
       changed = true;
       counts.healed += 1;
       counts.durations.Observe(now - open.since_unix);
-      state_.healed.push_front({open.check, open.invariant, open.labels, open.since_unix, now});
+      state_.healed.push_front(
+          {open.check, open.invariant, open.labels, open.since_unix, now, open.first_violated_by});
       if (state_.healed.size() > kMaxHealed) state_.healed.pop_back();
       it = state_.open.erase(it);
     }
@@ -102,6 +109,12 @@ bool ViolationLifecycle::Retain(const std::set<std::pair<std::string, std::strin
 std::shared_ptr<const LifecycleState> ViolationLifecycle::State() {
   if (!published_) published_ = std::make_shared<const LifecycleState>(state_);
   return published_;
+}
+
+std::vector<OpenViolation> ViolationLifecycle::TakeOpened(std::uint64_t* more) {
+  if (more) *more = opened_more_;
+  opened_more_ = 0;
+  return std::exchange(opened_, {});
 }
 
 const OpenViolation* FindOpen(const LifecycleState& state, const std::string& check,

@@ -12,6 +12,7 @@
 
 #include "metrics/check_output.h"
 #include "metrics/family.h"
+#include "metrics/provenance.h"
 
 namespace seatwatch::metrics {
 
@@ -24,6 +25,9 @@ struct OpenViolation {
   Labels labels;
   double since_unix = 0;
   double last_seen_unix = 0;
+  // Incremental mode: the commits that changed the key before the run that
+  // first returned it (Violation::cause at that run), kept as they were.
+  std::shared_ptr<const Provenance> first_violated_by;
 };
 
 // A key that was violated and is no longer: what on-call asks after the
@@ -34,6 +38,7 @@ struct HealedViolation {
   Labels labels;
   double since_unix = 0;
   double healed_unix = 0;
+  std::shared_ptr<const Provenance> first_violated_by;
 };
 
 // What ViolationLifecycle renders from: copied into the published state
@@ -76,10 +81,16 @@ class ViolationLifecycle {
   bool Retain(const std::set<std::pair<std::string, std::string>>& configured);
 
   std::shared_ptr<const LifecycleState> State();
+  // The keys opened since the last call (at most kMaxOpenedReported, and
+  // how many more), for the log line that reports each new violation.
+  static constexpr std::size_t kMaxOpenedReported = 20;
+  std::vector<OpenViolation> TakeOpened(std::uint64_t* more);
 
  private:
   LifecycleState state_;
   std::shared_ptr<const LifecycleState> published_;
+  std::vector<OpenViolation> opened_;
+  std::uint64_t opened_more_ = 0;
 };
 
 // The open violation of `labels` of (check, invariant), or nullptr.

@@ -30,6 +30,38 @@ std::string KeyText(const metrics::Labels& labels) {
   return text;
 }
 
+// Under a key: the commits the change feed saw change it before it turned
+// violated, newest last (at most kShownCommits; all in /api/invariants).
+void RenderCause(std::string& out, const metrics::Provenance& cause, size_t width) {
+  constexpr size_t kShownCommits = 3;
+  out += "<tr class=\"cause\"><td colspan=\"" + std::to_string(width) +
+         "\"><span class=\"meta\">first violated by</span><ul class=\"commits\">";
+  size_t shown = std::min(cause.commits.size(), kShownCommits);
+  std::uint64_t earlier = cause.earlier_omitted + (cause.commits.size() - shown);
+  if (earlier > 0) {
+    out += "<li class=\"meta\">" + std::to_string(earlier) +
+           " earlier commits (see /api/invariants)</li>";
+  }
+  for (size_t c = cause.commits.size() - shown; c < cause.commits.size(); ++c) {
+    const auto& commit = cause.commits[c];
+    out += "<li><span class=\"mono\">xid " + std::to_string(commit.xid) + "</span> committed " +
+           E(metrics::UtcText(commit.commit_unix)) + " at " +
+           E(metrics::LsnText(commit.commit_lsn)) + " &middot; ";
+    if (commit.session) {
+      out += "application <b>" + E(commit.session->application_name) + "</b>, user " +
+             E(commit.session->user) + ", client " + E(commit.session->client_addr);
+    } else {
+      out += "<span class=\"meta\">session not seen</span>";
+    }
+    for (const auto& change : commit.changes) {
+      out += "<br><span class=\"mono\">" + E(metrics::DescribeChange(change)) + "</span>";
+    }
+    if (commit.truncated) out += "<br><span class=\"meta\">more changes not kept</span>";
+    out += "</li>";
+  }
+  out += "</ul></td></tr>\n";
+}
+
 void RenderKeys(std::string& out, const InvariantView& view, double now_unix) {
   std::vector<std::string> columns = KeyColumns(view.first_keys);
   out += "<div class=\"scroll\"><table class=\"keys\"><tr>";
@@ -49,6 +81,8 @@ void RenderKeys(std::string& out, const InvariantView& view, double now_unix) {
     double since = i < view.first_keys_since.size() ? view.first_keys_since[i] : 0;
     out += "<td class=\"meta\">" + E(since > 0 ? FormatWhen(since, now_unix) : "not followed") +
            "</td></tr>\n";
+    const auto* cause = i < view.first_keys_cause.size() ? view.first_keys_cause[i].get() : nullptr;
+    if (cause && !cause->commits.empty()) RenderCause(out, *cause, columns.size() + 2);
   }
   out += "</table></div>\n";
   if (view.rows > view.first_keys.size()) {

@@ -39,6 +39,7 @@ InvariantView ViewOf(const metrics::PollState& state, const metrics::CheckStatus
       view.first_keys.push_back(violation);
       const auto* open = metrics::FindOpen(state, check.name, name, violation.labels);
       view.first_keys_since.push_back(open ? open->since_unix : 0);
+      view.first_keys_cause.push_back(open ? open->first_violated_by : nullptr);
     }
   }
   if (result->detail) {

@@ -40,6 +40,9 @@ struct InvariantView {
   // Each first key's start (its lifecycle's since), in the same order; 0:
   // not followed.
   std::vector<double> first_keys_since;
+  // Incremental mode: the commits that first violated each shown key (null
+  // where none are known).
+  std::vector<std::shared_ptr<const metrics::Provenance>> first_keys_cause;
   // The first kShownDetailRows rows of detail_sql (rows cut; `truncated`
   // set when more were there or the detail limits cut some).
   std::optional<metrics::DetailRows> detail;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "poll/check_runner.h"
+#include "poll/violation_log.h"
 #include "util/heap.h"
 #include "util/log.h"
 
@@ -246,6 +247,17 @@ void Poller::UpdateHistory() {
     observed_[entry.status.name] = output;
     lifecycle_.Observe(entry.status.name, output->invariants, now);
   }
+  std::uint64_t more = 0;
+  auto opened = lifecycle_.TakeOpened(&more);
+  for (const auto& violation : opened) {
+    bool incremental = false;
+    for (const auto& entry : checks_) {
+      if (entry.status.name != violation.check) continue;
+      incremental = entry.status.incremental && entry.status.incremental->mode == "incremental";
+    }
+    LogOpenedViolation(violation, incremental);
+  }
+  if (more > 0) LogMoreOpened(more);
   state_.lifecycles = {lifecycle_.State()};
   for (const auto& entry : checks_) {
     if (!entry.status.output) continue;

@@ -51,11 +51,18 @@ SET lock_timeout = '5s';
 
 -- The tables and their key columns. A table that does not exist stops the
 -- script here, before anything is changed.
-CREATE TEMPORARY TABLE seatwatch_keyed (tab regclass PRIMARY KEY, key name[] NOT NULL);
+-- `named`: the words the entries' SQL uses; a column of one of these names
+-- is published too, so that a violation can show what the transaction
+-- that broke it wrote there (provenance).
+CREATE TEMPORARY TABLE seatwatch_keyed (tab regclass PRIMARY KEY, key name[] NOT NULL,
+                                        named name[] NOT NULL);
 INSERT INTO seatwatch_keyed VALUES
-    ('payments', ARRAY['event_id']::name[]),
-    ('seats', ARRAY['event_id']::name[]),
-    ('tickets', ARRAY['event_id']::name[]);
+    ('payments', ARRAY['event_id']::name[],
+     ARRAY['event_id', 'fan', 'hold_expires_at', 'holder', 'now', 'seat', 'status']::name[]),
+    ('seats', ARRAY['event_id']::name[],
+     ARRAY['event_id', 'fan', 'hold_expires_at', 'holder', 'now', 'seat', 'status']::name[]),
+    ('tickets', ARRAY['event_id']::name[],
+     ARRAY['event_id', 'fan', 'hold_expires_at', 'holder', 'now', 'seat', 'status']::name[]);
 
 -- Each table that stores the rows (a partitioned table's leaf partitions:
 -- each has a replica identity of its own), its replica identity's columns,
@@ -180,11 +187,12 @@ $seatwatch$;
 -- recheck, and a TRUNCATE, which names no rows, tells seatwatch to run a
 -- full pass (not publishing it would hide it). Through the partition root:
 -- a change in a partition is published as a change of the table the config
--- names. COLUMN LISTS where the replica identity allows: the key and the
--- replica identity's columns only (PostgreSQL requires a column list of a
+-- names. COLUMN LISTS where the replica identity allows: the key, the
+-- replica identity's columns (PostgreSQL requires a column list of a
 -- publication that publishes UPDATE or DELETE to cover the replica
--- identity), so that less is decoded for each change and the other columns
--- never leave the server through the slot; a table with REPLICA IDENTITY
+-- identity) and the columns the entries' SQL names, so that less is
+-- decoded for each change and the columns the checks do not read never
+-- leave the server through the slot; a table with REPLICA IDENTITY
 -- FULL, or partitioned, is published whole. Creating it, or changing its
 -- table list, takes a SHARE UPDATE EXCLUSIVE lock on the tables: reads and
 -- writes go on.
@@ -212,7 +220,8 @@ BEGIN
                                  JOIN seatwatch_leaf l ON l.tab = k.tab
                                 WHERE a.attrelid = k.tab AND a.attnum > 0
                                   AND NOT a.attisdropped
-                                  AND (a.attname = ANY (l.key) OR a.attname = ANY (l.identity))))
+                                  AND (a.attname = ANY (l.key) OR a.attname = ANY (l.identity)
+                                       OR a.attname = ANY (k.named))))
              END, ', ' ORDER BY k.tab::text)
       INTO members
       FROM seatwatch_keyed k

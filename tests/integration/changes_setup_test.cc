@@ -183,8 +183,9 @@ Decoded DecodePgoutput(const std::vector<std::string>& messages) {
 // After the script a slot decodes a ticket delete with its event_id, and a
 // payment moved to another event with its old event_id: test_decoding shows
 // the old key PostgreSQL logs (the replica identity), pgoutput what the
-// publication sends (its column lists: only keys, no fans, seats' holders or
-// amounts). The slots belong to the change feed's role.
+// publication sends (its column lists: the keys, the replica identity and
+// the columns the checks read, never the others such as amounts). The slots
+// belong to the change feed's role.
 TEST(ChangesSetupTest, SlotDecodesOldEventIdsOfDeletesAndMoves) {
   ScratchDatabase db("seatwatch_changes_setup_decode");
   LoadBookings(db);
@@ -227,25 +228,30 @@ TEST(ChangesSetupTest, SlotDecodesOldEventIdsOfDeletesAndMoves) {
     messages.push_back(pqxx::binarystring(r[0]).str());
   }
   Decoded decoded = DecodePgoutput(messages);
-  EXPECT_EQ(decoded.columns["public.tickets"], (std::vector<std::string>{"event_id", "seat"}));
+  // The key, the replica identity and the columns the checks read (for
+  // provenance); none other (payments.amount_cents, ...).
+  EXPECT_EQ(decoded.columns["public.tickets"],
+            (std::vector<std::string>{"event_id", "seat", "fan"}));
   EXPECT_EQ(decoded.columns["public.payments"],
-            (std::vector<std::string>{"idempotency_key", "event_id"}));
-  EXPECT_EQ(decoded.columns["public.seats"], (std::vector<std::string>{"event_id", "seat"}));
+            (std::vector<std::string>{"idempotency_key", "event_id", "seat", "fan", "status"}));
+  EXPECT_EQ(decoded.columns["public.seats"],
+            (std::vector<std::string>{"event_id", "seat", "status", "holder", "hold_expires_at"}));
   ASSERT_EQ(decoded.changes.size(), 3u);
   const Change& del = decoded.changes[0];
   EXPECT_EQ(del.relation, "public.tickets");
   EXPECT_EQ(del.kind, 'D');
-  EXPECT_EQ(del.tuples.at('K'), (std::vector<std::string>{"7", "S3"}));
+  EXPECT_EQ(del.tuples.at('K'), (std::vector<std::string>{"7", "S3", "<n>"}));
   const Change& move = decoded.changes[1];
   EXPECT_EQ(move.relation, "public.payments");
   EXPECT_EQ(move.kind, 'U');
-  EXPECT_EQ(move.tuples.at('K'), (std::vector<std::string>{"pay-1", "1"})) << "the old event";
-  EXPECT_EQ(move.tuples.at('N'), (std::vector<std::string>{"pay-1", "2"}));
+  EXPECT_EQ(move.tuples.at('K'), (std::vector<std::string>{"pay-1", "1", "<n>", "<n>", "<n>"}))
+      << "the old event; the other columns are not carried";
+  EXPECT_EQ(move.tuples.at('N'), (std::vector<std::string>{"pay-1", "2", "S1", "ann", "confirmed"}));
   const Change& seat = decoded.changes[2];
   EXPECT_EQ(seat.relation, "public.seats");
   EXPECT_EQ(seat.kind, 'U');
   EXPECT_EQ(seat.tuples.count('K'), 0u) << "key unchanged: no old key";
-  EXPECT_EQ(seat.tuples.at('N'), (std::vector<std::string>{"2", "S1"})) << "no holder";
+  EXPECT_EQ(seat.tuples.at('N'), (std::vector<std::string>{"2", "S1", "held", "dan", "<n>"}));
 }
 
 // Run twice: no error, nothing rebuilt (the index keeps its oid), the same
@@ -282,7 +288,8 @@ TEST(ChangesSetupTest, RunsTwiceAndRebuildsAnInvalidLeftoverIndex) {
   const std::string expected =
       "payments:i,seats:d,tickets:i "
       "payments_idempotency_key_event_id_idx:true,tickets_event_id_seat_key:true "
-      "paymentsidempotency_key+event_id,seatsevent_id+seat,ticketsevent_id+seat "
+      "paymentsidempotency_key+event_id+seat+fan+status,"
+      "seatsevent_id+seat+status+holder+hold_expires_at,ticketsevent_id+seat+fan "
       "truetruetruetrue";
 
   std::string output;
@@ -363,7 +370,7 @@ TEST(ChangesSetupTest, PrintSetupMakesEveryKindOfTablePublishable) {
   std::string script;
   ASSERT_EQ(PrintSetup(config, &script), 0) << script;
   EXPECT_NE(script.find("--   Shop.Order Line (product_id)\n"), std::string::npos) << script;
-  EXPECT_NE(script.find("('\"Shop\".\"Order Line\"', ARRAY['product_id']::name[])"),
+  EXPECT_NE(script.find("('\"Shop\".\"Order Line\"', ARRAY['product_id']::name[],"),
             std::string::npos)
       << script;
   testing::WriteFile(dir + "/setup.sql", script);
@@ -402,8 +409,8 @@ TEST(ChangesSetupTest, PrintSetupMakesEveryKindOfTablePublishable) {
       "\"Shop\".\"Order Line\":i,\"Shop\".product:d,account:d,coupon:d,entry:f,"
       "redemption:f,registration:f,registration_0:f,registration_1:i "
       "\"Shop\".\"Order Line_id_product_id_idx\",registration_1_workshop_id_fan_idx "
-      "Shop.Order Line(id+product_id),Shop.product(id),public.account(id),"
-      "public.coupon(code),public.entry(account_id+amount),"
+      "Shop.Order Line(id+product_id+qty),Shop.product(id+stock),public.account(id+balance),"
+      "public.coupon(code+max_uses),public.entry(account_id+amount),"
       "public.redemption(id+code+fan),public.registration(workshop_id+fan) true";
   EXPECT_EQ(state(), expected) << output;
   EXPECT_NE(output.find("entry gets REPLICA IDENTITY FULL"), std::string::npos) << output;
