@@ -445,8 +445,10 @@ def invariants_row(lay):
         "Age of the oldest open violation",
         "For each invariant, how long its oldest key violated now has been violated: now "
         "minus seatwatch_invariant_violated_since_timestamp_seconds (the first run that "
-        "returned the key, as that seatwatch process saw it). Which keys, since when, and the "
-        "last ones that healed: /api/invariants on the instance.",
+        "returned the key, as that seatwatch process saw it). Which keys, since when, which "
+        "commits broke them (incremental mode: xid, commit time, application, what they "
+        "changed) and the last ones that healed: the status page or /api/invariants on the "
+        "instance.",
         "s",
         [target("max by (invariant) (time() - "
                 f"seatwatch_invariant_violated_since_timestamp_seconds{sel()})",

@@ -106,6 +106,8 @@ class IncrementalRows {
     mismatches_[invariant] += count;
   }
   std::size_t suspected_keys() const { return audit_.suspects(); }
+  // Differing keys a backstop could not hold (past BackstopAudit's cap).
+  std::uint64_t unaudited_keys() const { return audit_.dropped(); }
 
   RunPlan Plan(double now_unix) const;
   // The keys an incremental run rechecks, given the pending xids its

@@ -219,7 +219,15 @@ BoundRows IncrementalSource::FullPass(CheckContext& context, const RunPlan& plan
   }
   // Bind before keeping anything: a query that does not fit changes nothing.
   BindEntryColumns(*full, entry_);
+  std::uint64_t unaudited = rows_->unaudited_keys();
   rows_->ApplyFull(*full, backstop_lsn, now_unix);
+  if (rows_->unaudited_keys() > unaudited) {
+    log::Warn("backstop full pass: more keys differed from the incremental state than are held "
+              "for the feed to explain; the others are corrected but not audited",
+              {{"check", entry_.name},
+               {"held", std::to_string(BackstopAudit::kMaxSuspects)},
+               {"not_audited", std::to_string(rows_->unaudited_keys() - unaudited)}});
+  }
   rows_->FullPassDone(plan, visible, ready, now_unix, seconds);
   return Bound();
 }

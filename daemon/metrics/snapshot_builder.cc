@@ -284,6 +284,10 @@ std::string InvariantsJson(const PollState& state) {
         if (open && open->first_violated_by && !open->first_violated_by->commits.empty()) {
           json.Key("first_violated_by");
           WriteProvenance(json, *open->first_violated_by);
+        } else if (open && open->provenance_dropped) {
+          json.Key("provenance").String(
+              "not kept: " + std::to_string(ViolationLifecycle::kMaxWithProvenance) +
+              " keys violated now hold theirs");
         } else if (check.incremental && check.incremental->provenance) {
           // Full-pass checks never have any: their entries say nothing.
           json.Key("provenance").String(

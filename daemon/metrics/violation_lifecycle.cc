@@ -49,7 +49,16 @@ bool ViolationLifecycle::Observe(const std::string& check,
         state_.untracked += 1;
         continue;
       }
-      OpenViolation opened{check, invariant.name, violation.labels, now, now, violation.cause};
+      OpenViolation opened{check, invariant.name, violation.labels, now, now, violation.cause,
+                           false};
+      if (opened.first_violated_by) {
+        if (state_.with_provenance < kMaxWithProvenance) {
+          state_.with_provenance += 1;
+        } else {
+          opened.first_violated_by = nullptr;
+          opened.provenance_dropped = true;
+        }
+      }
       if (opened_.size() < kMaxOpenedReported) {
         opened_.push_back(opened);
       } else {
@@ -75,6 +84,7 @@ bool ViolationLifecycle::Observe(const std::string& check,
       counts.durations.Observe(now - open.since_unix);
       state_.healed.push_front(
           {open.check, open.invariant, open.labels, open.since_unix, now, open.first_violated_by});
+      if (open.first_violated_by) state_.with_provenance -= 1;
       if (state_.healed.size() > kMaxHealed) state_.healed.pop_back();
       it = state_.open.erase(it);
     }
@@ -90,6 +100,7 @@ bool ViolationLifecycle::Retain(const std::set<std::pair<std::string, std::strin
     if (configured.count({it->second.check, it->second.invariant})) {
       ++it;
     } else {
+      if (it->second.first_violated_by) state_.with_provenance -= 1;
       it = state_.open.erase(it);
       changed = true;
     }

@@ -28,6 +28,8 @@ struct OpenViolation {
   // Incremental mode: the commits that changed the key before the run that
   // first returned it (Violation::cause at that run), kept as they were.
   std::shared_ptr<const Provenance> first_violated_by;
+  // It had some, not kept: kMaxWithProvenance open keys held theirs.
+  bool provenance_dropped = false;
 };
 
 // A key that was violated and is no longer: what on-call asks after the
@@ -56,6 +58,7 @@ struct LifecycleState {
   std::map<std::pair<std::string, std::string>, Counts> counts;  // (check, invariant)
   std::deque<HealedViolation> healed;                           // newest first
   std::uint64_t untracked = 0;  // keys not followed: more open than kMaxOpen
+  std::size_t with_provenance = 0;  // open keys that hold a first_violated_by
 };
 
 // The lifecycle of each violated key: opened when a run of its check first
@@ -66,6 +69,10 @@ struct LifecycleState {
 class ViolationLifecycle {
  public:
   static constexpr std::size_t kMaxOpen = 100000;
+  // Open keys that keep their provenance (each at most ProvenanceLedger's
+  // ring of commits): a bulk write that breaks 100,000 keys at once names
+  // its commit on the first ones, and says so on the others.
+  static constexpr std::size_t kMaxWithProvenance = 1000;
   static constexpr std::size_t kMaxHealed = 50;
   // How long violations lasted, from a poll to a day.
   static std::vector<double> DurationBuckets();

@@ -341,6 +341,41 @@ TEST(ProvenanceLifecycleTest, AViolationKeepsTheCauseItOpenedWithUntilItHeals) {
   EXPECT_EQ(state->healed.front().first_violated_by, first);
 }
 
+TEST(ProvenanceLifecycleTest, OnlySoManyOpenKeysHoldTheirProvenance) {
+  metrics::ViolationLifecycle lifecycle(100);
+  auto cause = std::make_shared<Provenance>();
+  cause->commits.resize(1);
+  metrics::InvariantResult result = Result("0", 1, cause);
+  result.violations.clear();
+  const std::size_t n = metrics::ViolationLifecycle::kMaxWithProvenance + 5;
+  for (std::size_t i = 0; i < n; ++i) {
+    result.violations.push_back({{{"event_id", std::to_string(i)}}, 1, cause});
+  }
+  lifecycle.Observe("booking", {result}, 101);
+  auto state = lifecycle.State();
+  std::size_t held = 0, dropped = 0;
+  for (const auto& [key, open] : state->open) {
+    held += open.first_violated_by != nullptr;
+    dropped += open.provenance_dropped;
+  }
+  EXPECT_EQ(held, metrics::ViolationLifecycle::kMaxWithProvenance);
+  EXPECT_EQ(dropped, 5u);
+  EXPECT_EQ(state->with_provenance, metrics::ViolationLifecycle::kMaxWithProvenance);
+  // Ten that held theirs heal: the next run's new keys may hold theirs.
+  result.violations.erase(result.violations.begin(), result.violations.begin() + 10);
+  lifecycle.Observe("booking", {result}, 102);
+  EXPECT_EQ(lifecycle.State()->with_provenance,
+            metrics::ViolationLifecycle::kMaxWithProvenance - 10);
+  result.violations.push_back({{{"event_id", "new"}}, 1, cause});
+  lifecycle.Observe("booking", {result}, 103);
+  state = lifecycle.State();
+  EXPECT_EQ(state->with_provenance, metrics::ViolationLifecycle::kMaxWithProvenance - 9);
+  const auto* fresh =
+      metrics::FindOpen(*state, "booking", "sold_seat_without_ticket", {{"event_id", "new"}});
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_EQ(fresh->first_violated_by, cause);
+}
+
 Provenance Sample() {
   Provenance provenance;
   provenance.earlier_omitted = 2;
