@@ -118,19 +118,21 @@ void ProvenanceLedger::Settle(const std::set<std::string>& violated,
     }
     KeyLog& log = it->second;
     std::vector<Entry> unseen;
-    for (auto& entry : log.commits) {
-      if (pending.count(entry.commit->xid)) unseen.push_back(std::move(entry));
+    for (const auto& entry : log.commits) {
+      if (pending.count(entry.commit->xid)) unseen.push_back(entry);
+    }
+    if (unseen.size() == log.commits.size()) {
+      ++it;  // the run saw none of them
+      continue;
     }
     commits_ -= log.commits.size() - unseen.size();
     if (unseen.empty()) {
       it = by_key_.erase(it);
       continue;
     }
-    if (unseen.size() != log.commits.size()) {
-      log.commits = std::move(unseen);
-      log.omitted = 0;  // clean as of the commits the run saw
-      log.built.reset();
-    }
+    log.commits = std::move(unseen);
+    log.omitted = 0;  // clean as of the commits the run saw
+    log.built.reset();
     ++it;
   }
 }

@@ -82,7 +82,8 @@ TEST_F(IncrementalRacesTest, DrainedButNotYetVisibleCommitIsReportedOnceVisible)
   // ...and rechecked over a few cycles in which it is still invisible.
   std::this_thread::sleep_for(3s);
   text = daemon.Metrics();
-  ASSERT_EQ(Sample(text, kOk), 1) << "an invisible commit cannot have been seen";
+  ASSERT_EQ(Sample(text, kOk), 1) << "an invisible commit cannot have been seen\n"
+                                  << text << daemon.process().Log();
   EXPECT_TRUE(daemon.Incremental(text));
   EXPECT_EQ(AllPasses(text, "booking_reconciliation"), passes);
 

@@ -228,6 +228,12 @@ TEST(ProvenanceLedgerTest, AKeyKeepsItsCommitsUntilARunFindsItClean) {
   ledger.Settle({"2"}, {4});
   EXPECT_EQ(Xids(ledger.Of("1")), (std::vector<std::uint32_t>{4}));
   EXPECT_EQ(Xids(ledger.Of("2")), (std::vector<std::uint32_t>{1, 2}));
+  // A run that saw none of a key's commits leaves them whole.
+  ledger.Settle({"2"}, {4});
+  ledger.Settle({"2"}, {4});
+  EXPECT_EQ(Xids(ledger.Of("1")), (std::vector<std::uint32_t>{4}));
+  EXPECT_EQ(ledger.Of("1")->commits[0].xid, 4u);
+  EXPECT_EQ(ledger.commits(), 3u);
   ledger.Settle({}, {});
   EXPECT_EQ(ledger.Of("1"), nullptr);
   EXPECT_EQ(ledger.Of("2"), nullptr);
