@@ -88,22 +88,7 @@ class DeclaredIncrementalTest : public testing::DaemonTest {
   }
 
   // What a DBA does: --print-setup, then psql.
-  void RunPrintedSetup() {
-    std::string script;
-    ASSERT_EQ(testing::RunCommand("'" + testing::SeatwatchBinary() + "' --config '" + config_ +
-                                      "' --print-setup 2>&1",
-                                  &script),
-              0)
-        << script;
-    testing::WriteFile(dir_ + "/setup.sql", script);
-    std::string output;
-    ASSERT_EQ(testing::RunCommand("'" + testing::SourceDir() + "/scripts/pg-scratch' psql '" +
-                                      testing::ScratchPgDir() + "' -X -q -v ON_ERROR_STOP=1 -d " +
-                                      db_.name() + " -f '" + dir_ + "/setup.sql' 2>&1",
-                                  &output),
-              0)
-        << output;
-  }
+  void RunPrintedSetup() { testing::RunPrintedSetup(db_, config_, dir_); }
 
   // --check-config's output (it must pass).
   std::string CheckConfig() {

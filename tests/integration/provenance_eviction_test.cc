@@ -16,6 +16,7 @@
 
 #include "support/daemon_process.h"
 #include "support/daemon_test.h"
+#include "support/incremental_daemon.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -56,20 +57,7 @@ class ProvenanceEvictionTest : public testing::DaemonTest {
                                     "\n[holds]\nenabled = false\n\n[changes]\nenabled = true\n"
                                     "interval = \"200ms\"\nfull_pass_interval = \"1h\"\n\n" +
                                     kChecks);
-    std::string script;
-    EXPECT_EQ(testing::RunCommand("'" + testing::SeatwatchBinary() + "' --config '" + config_ +
-                                      "' --print-setup 2>&1",
-                                  &script),
-              0)
-        << script;
-    testing::WriteFile(dir_ + "/setup.sql", script);
-    std::string output;
-    EXPECT_EQ(testing::RunCommand("'" + testing::SourceDir() + "/scripts/pg-scratch' psql '" +
-                                      testing::ScratchPgDir() + "' -X -q -v ON_ERROR_STOP=1 -d " +
-                                      db_.name() + " -f '" + dir_ + "/setup.sql' 2>&1",
-                                  &output),
-              0)
-        << output;
+    testing::RunPrintedSetup(db_, config_, dir_);
   }
 
   std::vector<std::string> DaemonEnv() const {

@@ -84,38 +84,35 @@ wait_cause() {  # event xid -> prints the cause, fails after 15 s
   fail "event $1: no cause naming xid $2 within 15 s"
 }
 
-# 1. A direct UPDATE from psql, as an admin tool would.
-seat=$(free_seat 17)
-[ -n "$seat" ] || fail "no free seat in event 17"
-xid=$(psql -X -q -At -v ON_ERROR_STOP=1 -d booking <<SQL | sed -n 1p
+# Sells a free seat of event $1 directly as application $2 (psql's own when
+# empty), the transaction held open $3 s before its COMMIT; waits until the
+# API names it. Sets seat, xid and found.
+sell_and_wait() {
+  seat=$(free_seat "$1")
+  [ -n "$seat" ] || fail "no free seat in event $1"
+  xid=$(PGAPPNAME=${2:-psql} psql -X -q -At -v ON_ERROR_STOP=1 -d booking <<SQL | sed -n 1p
 BEGIN;
 SELECT txid_current() % 4294967296;
-UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 17 AND seat = '$seat';
+UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = $1 AND seat = '$seat';
+SELECT pg_sleep($3);
 COMMIT;
 SQL
 )
-start=$(date +%s.%N)
-found=$(wait_cause 17 "$xid")
-echo "event 17: $found ($(python3 -c "print(round($(date +%s.%N) - $start, 2))") s after COMMIT)"
+  local start
+  start=$(date +%s.%N)
+  found=$(wait_cause "$1" "$xid")
+  echo "event $1: $found ($(python3 -c "print(round($(date +%s.%N) - $start, 2))") s after COMMIT)"
+}
+
+# 1. A direct UPDATE from psql, as an admin tool would.
+sell_and_wait 17 "" 0
 case "$found" in
   *"UPDATE seats(event_id=17, seat=$seat) status ?→sold holder ?→admin"*) ;;
   *) fail "event 17: the change is not named: $found" ;;
 esac
 
 # 2. The same from an admin script that keeps its transaction open 3 s.
-seat=$(free_seat 19)
-[ -n "$seat" ] || fail "no free seat in event 19"
-xid=$(PGAPPNAME=admin-script psql -X -q -At -v ON_ERROR_STOP=1 -d booking <<SQL | sed -n 1p
-BEGIN;
-SELECT txid_current() % 4294967296;
-UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 19 AND seat = '$seat';
-SELECT pg_sleep(3);
-COMMIT;
-SQL
-)
-start=$(date +%s.%N)
-found=$(wait_cause 19 "$xid")
-echo "event 19: $found ($(python3 -c "print(round($(date +%s.%N) - $start, 2))") s after COMMIT)"
+sell_and_wait 19 admin-script 3
 case "$found" in
   "$xid admin-script "*"UPDATE seats(event_id=19, seat=$seat) status ?→sold"*) ;;
   *) fail "event 19: not named as admin-script's: $found" ;;

@@ -79,6 +79,23 @@ void RunChangesSetup(const ScratchDatabase& db) {
   if (status != 0) throw std::runtime_error("changes-setup.sql failed: " + output);
 }
 
+void RunPrintedSetup(const ScratchDatabase& db, const std::string& config,
+                     const std::string& dir) {
+  std::string script;
+  if (RunCommand("'" + SeatwatchBinary() + "' --config '" + config + "' --print-setup 2>&1",
+                 &script) != 0) {
+    throw std::runtime_error("--print-setup failed: " + script);
+  }
+  WriteFile(dir + "/setup.sql", script);
+  std::string output;
+  if (RunCommand("'" + SourceDir() + "/scripts/pg-scratch' psql '" + ScratchPgDir() +
+                     "' -X -q -v ON_ERROR_STOP=1 -d " + db.name() + " -f '" + dir +
+                     "/setup.sql' 2>&1",
+                 &output) != 0) {
+    throw std::runtime_error("the printed setup script failed: " + output);
+  }
+}
+
 void SeedBookingSeats(const ScratchDatabase& db, int threads, int flows_per_thread,
                       int history_seats) {
   db.Exec("INSERT INTO seats (event_id, seat) SELECT e, 'T' || t || '_' || i "

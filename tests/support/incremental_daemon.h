@@ -34,6 +34,11 @@ double AllPasses(const std::string& metrics_text, const std::string& check);
 // Runs queries/booking/changes-setup.sql on `db` with psql, as a DBA would.
 void RunChangesSetup(const ScratchDatabase& db);
 
+// What a DBA does for any config: `seatwatch --config CONFIG --print-setup`
+// into DIR/setup.sql, then psql on `db`. Throws with the output on failure.
+void RunPrintedSetup(const ScratchDatabase& db, const std::string& config,
+                     const std::string& dir);
+
 // Seats for the load and the injections: events 1..kEvents, the load's seats
 // "T<thread>_<n>" and the injections' seats "V1".."V12" in every event; and
 // `history_seats` seats of a past event (kHistoryEvent) that nothing
