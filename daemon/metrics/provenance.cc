@@ -89,15 +89,21 @@ std::string DescribeChange(const RowChange& change) {
   return out;
 }
 
+NewestCommits Newest(const Provenance& provenance, std::size_t at_most) {
+  std::size_t shown = std::min(provenance.commits.size(), at_most);
+  NewestCommits newest;
+  newest.first = provenance.commits.size() - shown;
+  newest.earlier = provenance.earlier_omitted + newest.first;
+  return newest;
+}
+
 std::string DescribeProvenance(const Provenance& provenance) {
   std::string out;
-  std::size_t shown = std::min(provenance.commits.size(), kLoggedCommits);
-  std::uint64_t others =
-      provenance.earlier_omitted + (provenance.commits.size() - shown);
-  if (others > 0) out += std::to_string(others) + " earlier commits not shown; ";
-  for (std::size_t i = provenance.commits.size() - shown; i < provenance.commits.size(); ++i) {
+  NewestCommits shown = Newest(provenance, kLoggedCommits);
+  if (shown.earlier > 0) out += std::to_string(shown.earlier) + " earlier commits not shown; ";
+  for (std::size_t i = shown.first; i < provenance.commits.size(); ++i) {
     const CommitProvenance& commit = provenance.commits[i];
-    if (i > provenance.commits.size() - shown) out += "; ";
+    if (i > shown.first) out += "; ";
     out += "xid=" + std::to_string(commit.xid) + " committed_at=" + UtcText(commit.commit_unix) +
            " lsn=" + LsnText(commit.commit_lsn) + " application=";
     if (commit.session) {

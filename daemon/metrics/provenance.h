@@ -83,6 +83,15 @@ struct Provenance {
   std::uint64_t earlier_omitted = 0;
 };
 
+// Where space is short (the log line, the status page): the newest
+// `at_most` commits, from index `first`, and how many earlier ones (not
+// kept, or kept but not shown) go unshown.
+struct NewestCommits {
+  std::size_t first = 0;
+  std::uint64_t earlier = 0;
+};
+NewestCommits Newest(const Provenance& provenance, std::size_t at_most);
+
 // "0/16B3748", as PostgreSQL writes an LSN.
 std::string LsnText(std::uint64_t lsn);
 

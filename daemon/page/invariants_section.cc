@@ -36,13 +36,12 @@ void RenderCause(std::string& out, const metrics::Provenance& cause, size_t widt
   constexpr size_t kShownCommits = 3;
   out += "<tr class=\"cause\"><td colspan=\"" + std::to_string(width) +
          "\"><span class=\"meta\">first violated by</span><ul class=\"commits\">";
-  size_t shown = std::min(cause.commits.size(), kShownCommits);
-  std::uint64_t earlier = cause.earlier_omitted + (cause.commits.size() - shown);
-  if (earlier > 0) {
-    out += "<li class=\"meta\">" + std::to_string(earlier) +
+  metrics::NewestCommits shown = metrics::Newest(cause, kShownCommits);
+  if (shown.earlier > 0) {
+    out += "<li class=\"meta\">" + std::to_string(shown.earlier) +
            " earlier commits (see /api/invariants)</li>";
   }
-  for (size_t c = cause.commits.size() - shown; c < cause.commits.size(); ++c) {
+  for (size_t c = shown.first; c < cause.commits.size(); ++c) {
     const auto& commit = cause.commits[c];
     out += "<li><span class=\"mono\">xid " + std::to_string(commit.xid) + "</span> committed " +
            E(metrics::UtcText(commit.commit_unix)) + " at " +
