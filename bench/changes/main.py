@@ -47,8 +47,9 @@ MODES = {
     "full": ("full pass, every 10 s (shipped)", None),
     "incr10": ("incremental, 10 s", "10s"),
     "incr1": ("incremental, 1 s", "1s"),
+    "incr200": ("incremental, 200 ms (the default)", "200ms"),
 }
-DEFAULT_INJECTIONS = {"full": 6, "incr10": 12, "incr1": 30}
+DEFAULT_INJECTIONS = {"full": 6, "incr10": 12, "incr1": 30, "incr200": 30}
 
 
 def percentile(values, p):
@@ -521,7 +522,8 @@ def parse_args(argv):
                    help="seats in the data set, 1,000 per event (default 5000000)")
     p.add_argument("--modes", default="peer,full,incr10,incr1",
                    help="comma-separated, run in this order: peer (sql_exporter at 10 s), full "
-                        "(full pass every 10 s), incr10 and incr1 (incremental at 10 s and 1 s)")
+                        "(full pass every 10 s), incr10, incr1 and incr200 (incremental at 10 s, 1 s "
+                        "and 200 ms, the default)")
     p.add_argument("--cost-seconds", type=float, default=180,
                    help="length of each cost window (default 180)")
     p.add_argument("--injections", default="",

@@ -23,6 +23,7 @@ double SecondsSince(ChangeFeed::Clock::time_point start) {
 // a server restart) or the slot no longer exists.
 bool SlotGone(const std::exception& error) {
   if (dynamic_cast<const pqxx::broken_connection*>(&error)) return true;
+  if (dynamic_cast<const ReplicationStreamError*>(&error)) return true;
   if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error)) {
     const std::string& state = sql->sqlstate();
     // admin_shutdown, crash_shutdown, cannot_connect_now; undefined_object
@@ -65,7 +66,18 @@ ChangeBatch ChangeFeed::Drain() {
 ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
   auto start = Clock::now();
   try {
-    std::vector<SlotMessage> messages = session_.Drain();
+    // The position first: its flush LSN is what this drain waits for, so a
+    // commit visible before the drain comes in it.
+    SlotPosition position = session_.Position();
+    sightings_.NoteAll(position.sightings);
+    if (position.lost) {
+      Lose(ResyncReason::kSlotLost, "the slot is gone or invalidated (wal_status " +
+                                        (position.wal_status.empty() ? std::string("none")
+                                                                     : position.wal_status) +
+                                        ")");
+      return Outcome::kLost;
+    }
+    std::vector<SlotMessage> messages = session_.Drain(position.flush_lsn);
     for (const auto& message : messages) decoder_->Feed(message.data);
     if (!decoder_->coverage_change().empty()) {
       Lose(ResyncReason::kCoverage, decoder_->coverage_change());
@@ -73,19 +85,10 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
     }
     batch.transactions = decoder_->TakeCommitted();
     double seconds = SecondsSince(start);
-    SlotPosition position = session_.Position();
-    sightings_.NoteAll(position.sightings);
     sightings_.Attach(batch.transactions);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stats_.drain_duration_seconds = seconds;
-    }
-    if (position.lost) {
-      Lose(ResyncReason::kSlotLost, "the slot is gone or invalidated (wal_status " +
-                                        (position.wal_status.empty() ? std::string("none")
-                                                                     : position.wal_status) +
-                                        ")");
-      return Outcome::kLost;
     }
     // After the drain: a publication change made before it is seen now, with
     // whatever this drain decoded under it.
@@ -112,7 +115,7 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
     batch.feed_up = true;
     batch.generation = generation_;
     batch.creation_xids = creation_xids_;
-    batch.complete_through_lsn = position.confirmed_flush_lsn;
+    batch.complete_through_lsn = session_.complete_through();
     if (drain_cost_.Dear(seconds)) {
       // These changes are good, but the WAL behind them would be decoded
       // again next time (the slot's restart point lags); a new slot starts
@@ -141,7 +144,7 @@ bool ChangeFeed::EnsureSlot() {
   try {
     pqxx::connection& connection = session_.Connection();
     Reap(connection);
-    if (session_.backend_pid() != inspected_backend_pid_) {
+    if (session_.sql_backend_pid() != inspected_backend_pid_) {
       // Each new session: the server, the role or the publication may have
       // changed since the last one (the setup script run meanwhile). The
       // coverage is read first: whatever changes after it, also before the
@@ -180,7 +183,7 @@ bool ChangeFeed::EnsureSlot() {
         return false;
       }
       verified_coverage_ = std::move(coverage);
-      inspected_backend_pid_ = session_.backend_pid();
+      inspected_backend_pid_ = session_.sql_backend_pid();
     }
     creation_xids_ = session_.CreateSlot();
   } catch (const std::exception& e) {

@@ -14,6 +14,7 @@ ChangeFeedOptions FeedOptionsOf(const config::Config& config) {
   slot.application_name = config.database.application_name + "-changes";
   slot.connect_timeout = config.database.connect_timeout;
   slot.statement_timeout = config.changes.statement_timeout;
+  slot.sender_timeout = SenderTimeoutFor(slot.statement_timeout);
   slot.lock_timeout = config.database.lock_timeout;
   slot.create_timeout = config.changes.create_timeout;
   slot.reconnect_max_backoff = config.database.reconnect_max_backoff;

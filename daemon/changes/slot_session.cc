@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include <pqxx/except>
@@ -9,8 +10,8 @@
 #include <pqxx/result>
 #include <pqxx/transaction>
 
-#include "changes/bytea_text.h"
 #include "changes/session_sightings.h"
+#include "db/conninfo.h"
 #include "util/log.h"
 
 namespace seatwatch::changes {
@@ -40,10 +41,6 @@ std::string SlotNamePart(const std::string& text) {
 // server ends the statement itself (and the error is the feed's signal).
 constexpr std::chrono::milliseconds kWatchMargin{2000};
 
-std::string MillisText(std::chrono::milliseconds value) {
-  return std::to_string(value.count()) + "ms";
-}
-
 }  // namespace
 
 SlotSession::SlotSession(SlotSessionOptions options)
@@ -52,14 +49,13 @@ SlotSession::SlotSession(SlotSessionOptions options)
 
 SlotSession::~SlotSession() { Disconnect(); }
 
+std::chrono::milliseconds SenderTimeoutFor(std::chrono::milliseconds statement_timeout) {
+  return std::max(statement_timeout * 2, std::chrono::milliseconds(5000));
+}
+
 pqxx::connection& SlotSession::Connection() {
   pqxx::connection& connection = session_.Connection();
   Track();
-  if (slot_backend_pid_ != 0 && session_.backend_pid() != slot_backend_pid_) {
-    // The session reconnected under us: the slot went with the old backend.
-    slot_backend_pid_ = 0;
-    throw pqxx::broken_connection("the slot's backend is gone");
-  }
   return connection;
 }
 
@@ -85,26 +81,28 @@ const char* const SlotSession::kCreationXidsSql =
     "AND a.datname = current_database()";
 
 std::vector<std::uint64_t> SlotSession::CreateSlot() {
-  pqxx::connection& connection = Connection();
+  Connection();
   std::string name = SlotNamePart(options_.slot_prefix) + "_" + std::to_string(getpid()) + "_" +
                      std::to_string(++attempts_);
+  StreamOptions stream_options;
+  stream_options.conninfo = db::BuildConninfo(options_.dsn, SettingsOf(options_));
+  stream_options.sender_timeout = options_.sender_timeout;
+  // A walsender decoding a large transaction answers nothing until it is
+  // through, but pings at half its own timeout: silence past that timeout
+  // (and a margin) is a path that stopped, not a busy server.
+  stream_options.stall_timeout = options_.sender_timeout + kWatchMargin;
   {
-    Watch watch(*this, options_.create_timeout + options_.statement_timeout);
-    // SET LOCAL: the longer bound is for this statement alone. A read-only
-    // transaction may create a slot (it must not have written).
-    pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(connection, "changes_slot");
-    tx.exec0("SET LOCAL statement_timeout = '" + MillisText(options_.create_timeout) + "'");
-    tx.exec0("SET LOCAL lock_timeout = '" + MillisText(options_.create_timeout) + "'");
-    tx.exec_params("SELECT pg_create_logical_replication_slot($1, 'pgoutput', temporary => true)",
-                   name);
-    tx.commit();
+    std::lock_guard<std::mutex> lock(mutex_);
+    stream_ = std::make_unique<ReplicationStream>(stream_options);
+    if (cancelled_) stream_->Cancel();
   }
+  complete_through_ = handed_through_ = 0;
+  stream_->Open(name, options_.publication, options_.create_timeout);
   slot_name_ = name;
-  slot_backend_pid_ = session_.backend_pid();
-  Watch watch(*this, options_.statement_timeout);
-  pqxx::nontransaction tx(connection, "changes_slot");
+  slot_backend_pid_ = stream_->backend_pid();
+  pqxx::result result = ExecWatched(kCreationXidsSql);
   std::vector<std::uint64_t> xids;
-  for (const auto& row : tx.exec(kCreationXidsSql)) xids.push_back(std::stoull(row[0].c_str()));
+  for (const auto& row : result) xids.push_back(std::stoull(row[0].c_str()));
   return xids;
 }
 
@@ -116,26 +114,24 @@ pqxx::result SlotSession::ExecWatched(const char* sql, const Params&... params) 
   return tx.exec_params(sql, params...);
 }
 
-std::vector<SlotMessage> SlotSession::Drain() {
-  pqxx::result result = ExecWatched(
-      "SELECT xid::text, data FROM pg_logical_slot_get_binary_changes($1, NULL, $2::int, "
-      "'proto_version', '1', 'publication_names', $3)",
-      slot_name_, options_.max_changes, options_.publication);
+std::vector<SlotMessage> SlotSession::Drain(std::uint64_t wait_for_lsn) {
+  if (!stream_) throw ReplicationStreamError("no replication stream");
+  stream_->Confirm(handed_through_);
+  if (wait_for_lsn > complete_through_) stream_->WaitThrough(wait_for_lsn, kCatchUpWait);
+  StreamTake take = stream_->Take(static_cast<std::size_t>(std::max(options_.max_changes, 1)));
   std::vector<SlotMessage> messages;
-  messages.reserve(result.size());
-  for (const auto& row : result) {
-    SlotMessage message;
-    message.xid = static_cast<std::uint32_t>(std::stoul(row[0].c_str()));
-    message.data = DecodeByteaText(std::string_view(row[1].c_str(), row[1].size()));
-    messages.push_back(std::move(message));
-  }
+  messages.reserve(take.messages.size());
+  for (auto& data : take.messages) messages.push_back(SlotMessage{std::move(data)});
+  complete_through_ = take.complete_through;
+  handed_through_ = take.complete_through;
   return messages;
 }
 
 SlotPosition SlotSession::Position() {
   static const std::string sql =
       std::string("SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status, "
-                  "(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint, ") +
+                  "(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint, "
+                  "(pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::bigint, ") +
       SessionSightings::kSightingsColumn + " FROM pg_replication_slots WHERE slot_name = $1";
   pqxx::result result = ExecWatched(sql.c_str(), slot_name_);
   SlotPosition position;
@@ -146,7 +142,8 @@ SlotPosition SlotSession::Position() {
   if (!result[0][0].is_null()) position.lag_bytes = result[0][0].as<std::int64_t>();
   if (!result[0][1].is_null()) position.wal_status = result[0][1].c_str();
   if (!result[0][2].is_null()) position.confirmed_flush_lsn = result[0][2].as<std::uint64_t>();
-  if (!result[0][3].is_null()) position.sightings = result[0][3].c_str();
+  if (!result[0][3].is_null()) position.flush_lsn = result[0][3].as<std::uint64_t>();
+  if (!result[0][4].is_null()) position.sightings = result[0][4].c_str();
   position.lost = position.wal_status == "lost";
   return position;
 }
@@ -158,21 +155,24 @@ void SlotSession::Disconnect() {
     std::lock_guard<std::mutex> lock(mutex_);
     tracked_.reset();
   }
+  std::unique_ptr<ReplicationStream> stream;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stream = std::move(stream_);
+  }
+  stream.reset();  // the walsender ends, and the temporary slot with it
   session_.Disconnect();
   slot_backend_pid_ = 0;
 }
 
-bool SlotSession::has_slot() {
-  if (slot_backend_pid_ == 0) return false;
-  session_.CheckAfterError();
-  if (!session_.connected() || session_.backend_pid() != slot_backend_pid_) {
-    slot_backend_pid_ = 0;
-    return false;
-  }
-  return true;
-}
+bool SlotSession::has_slot() { return stream_ && stream_->alive(); }
 
-void SlotSession::Cancel() { watchdog_.Abort(); }
+void SlotSession::Cancel() {
+  watchdog_.Abort();
+  std::lock_guard<std::mutex> lock(mutex_);
+  cancelled_ = true;
+  if (stream_) stream_->Cancel();
+}
 
 SlotSession::Watch::Watch(SlotSession& session, std::chrono::milliseconds bound)
     : session_(session) {

@@ -10,6 +10,7 @@
 #include <pqxx/connection>
 #include <pqxx/result>
 
+#include "changes/replication_stream.h"
 #include "db/session.h"
 #include "db/statement_watchdog.h"
 
@@ -26,12 +27,18 @@ struct SlotSessionOptions {
   std::string slot_prefix = "seatwatch";
   std::string publication = "seatwatch";
   int max_changes = 100000;
+  // The walsender's wal_sender_timeout (ReplicationStream): a frozen or
+  // cut-off daemon's slot is gone this long after its last word.
+  std::chrono::milliseconds sender_timeout{10000};
 };
 
-// One row of pg_logical_slot_get_binary_changes: a pgoutput message and the
-// 32-bit xid of the transaction it belongs to.
+// The walsender's timeout for a feed whose statements are bounded by
+// `statement_timeout`: twice that, and never below 5 s, five status
+// updates' worth.
+std::chrono::milliseconds SenderTimeoutFor(std::chrono::milliseconds statement_timeout);
+
+// One pgoutput message of the slot's stream.
 struct SlotMessage {
-  std::uint32_t xid = 0;
   std::string data;
 };
 
@@ -41,19 +48,23 @@ struct SlotPosition {
   bool lost = false;
   std::string wal_status;   // reserved, extended, unreserved, lost; empty if gone
   std::int64_t lag_bytes = 0;  // pg_current_wal_lsn() - confirmed_flush_lsn
-  // confirmed_flush_lsn as bytes from 0/0: where the drains have read to.
+  // confirmed_flush_lsn as bytes from 0/0: what the feed has confirmed.
   std::uint64_t confirmed_flush_lsn = 0;
+  // pg_current_wal_flush_lsn() as bytes from 0/0: every commit visible now
+  // ends at or before it.
+  std::uint64_t flush_lsn = 0;
   // The sessions holding an xid (SessionSightings::kSightingsColumn), read
   // in the same statement: a session in a transaction is named only while
   // it runs.
   std::string sightings;
 };
 
-// The dedicated connection that owns the temporary slot. ANY error on the
-// session that owns a temporary slot drops the slot (the server's error path
-// cleans up temporary slots), so this session runs nothing but the slot's
-// own statements, each bounded by statement_timeout; the caller treats any
-// exception as "the slot is gone" and disconnects.
+// The feed's two connections: the replication stream that owns the
+// temporary slot (ReplicationStream, a walsender decoding each WAL record
+// once) and a plain session for the feed's statements (the slot's position,
+// the publication's coverage, ending given-up slots), each bounded by
+// statement_timeout. The caller treats any exception as "the slot is gone"
+// and disconnects both.
 //
 // Thread-safety: everything from one owner thread, but Cancel() and
 // shared_connection() from any thread.
@@ -62,42 +73,51 @@ class SlotSession {
   explicit SlotSession(SlotSessionOptions options);
   ~SlotSession();
 
-  // The live connection (connecting if needed; throws pqxx::broken_connection
-  // while the reconnect backoff runs). A reconnect means a new backend: the
-  // slot of the old one is gone, see has_slot().
+  // The plain session (connecting if needed; throws pqxx::broken_connection
+  // while the reconnect backoff runs).
   pqxx::connection& Connection();
 
-  // Creates the temporary slot "<prefix>_<pid>_<n>". The server waits for
-  // every writing transaction of the cluster that is running; the wait is
-  // bounded by create_timeout (statement_timeout and lock_timeout of that
-  // statement alone). Then returns the xids of this database's transactions
-  // still running right after (kCreationXidsSql), 64-bit.
+  // Creates the temporary slot "<prefix>_<pid>_<n>" on a new replication
+  // connection and starts streaming from it. The server waits for every
+  // writing transaction of the cluster that is running; the wait is bounded
+  // by create_timeout (then cancelled). Then returns the xids of this
+  // database's transactions still running right after (kCreationXidsSql),
+  // 64-bit, read on the plain session.
   std::vector<std::uint64_t> CreateSlot();
   static const char* const kCreationXidsSql;
 
-  // The messages committed since the last drain, consumed from the slot.
-  // max_changes bounds the messages (Begin, Relation and Commit count too):
-  // the server stops at the end of the transaction that reached it, never
-  // inside one, so one large transaction comes whole.
-  std::vector<SlotMessage> Drain();
+  // Confirms what the last drain handed over (the caller's state includes
+  // it now), waits at most kCatchUpWait for the stream to reach
+  // `wait_for_lsn` (a flush position read just before: a commit visible
+  // then comes in this drain), and returns the messages received since the
+  // last drain. max_changes bounds the messages (Begin, Relation and Commit
+  // count too): a drain ends at the end of the transaction that reached it,
+  // never inside one, so one large transaction comes whole.
+  std::vector<SlotMessage> Drain(std::uint64_t wait_for_lsn);
+  static constexpr std::chrono::milliseconds kCatchUpWait{1000};
+  // Every transaction whose commit ends at or before this has been handed
+  // over by a drain of this slot (0: not known yet).
+  std::uint64_t complete_through() const { return complete_through_; }
 
   // The slot's lag and wal_status from pg_replication_slots.
   SlotPosition Position();
 
-  // Drops the connection (and with it the slot).
+  // Drops both connections (and with the stream the slot).
   void Disconnect();
 
-  // True while the slot created on this backend still may exist: false after
-  // Disconnect() or once the connection is found closed or replaced.
+  // True while the stream that owns the slot is open and has not failed.
   bool has_slot();
   const std::string& slot_name() const { return slot_name_; }
-  int backend_pid() const { return session_.backend_pid(); }
+  // The walsender that holds the slot (0 before the first).
+  int backend_pid() const { return slot_backend_pid_; }
+  // The plain session's backend.
+  int sql_backend_pid() const { return session_.backend_pid(); }
   db::Session::Clock::time_point next_attempt() const { return session_.next_attempt(); }
 
   // SIGTERM: cancels and drops the statement in flight, and any after (the
   // session's watchdog: a cancel request from a thread of its own, then the
   // socket shut down after a short grace, so it returns within 2 s even
-  // through a stalled path).
+  // through a stalled path), and the stream.
   void Cancel();
 
   // Arms the session's own watchdog around a statement that the server
@@ -128,6 +148,10 @@ class SlotSession {
   db::Session session_;
   std::string slot_name_;
   int slot_backend_pid_ = 0;
+  std::unique_ptr<ReplicationStream> stream_;  // replaced under mutex_ (Cancel reads it)
+  bool cancelled_ = false;                     // under mutex_
+  std::uint64_t complete_through_ = 0;
+  std::uint64_t handed_through_ = 0;  // confirmed at the next drain
   int attempts_ = 0;
   mutable std::mutex mutex_;
   std::shared_ptr<pqxx::connection> tracked_;  // under mutex_, for shared_connection()

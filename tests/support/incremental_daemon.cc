@@ -199,7 +199,7 @@ std::string IncrementalDaemon::ApiInvariants() const {
 int IncrementalDaemon::ChangesBackendPid() const {
   std::string pid = AdminScalar(
       "SELECT pid FROM pg_stat_activity WHERE datname = '" + db_.name() +
-      "' AND application_name = 'seatwatch-changes' AND backend_type = 'client backend' "
+      "' AND application_name = 'seatwatch-changes' AND backend_type = 'walsender' "
       "ORDER BY backend_start DESC LIMIT 1");
   return pid.empty() ? 0 : std::stoi(pid);
 }

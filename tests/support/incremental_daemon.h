@@ -87,8 +87,8 @@ class IncrementalDaemon {
   DaemonProcess& process() { return *process_; }
   const std::string& config_path() const { return config_; }
   int port() const { return port_; }
-  // The pid of the change feed's backend (application_name
-  // "seatwatch-changes") in this database, 0 if none.
+  // The pid of the change feed's walsender, which holds its slot
+  // (application_name "seatwatch-changes") in this database, 0 if none.
   int ChangesBackendPid() const;
 
  private:
