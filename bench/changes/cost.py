@@ -7,8 +7,9 @@ its checks' role and its REPLICATION role, so the slot functions (creating
 and draining the slot, decoding included) count. With parallel query this is
 the leader's wall time, not the CPU of its workers.
 
-CPU: user + system time of the tool's backends (/proc/PID/stat and
-schedstat), plus the postmaster's reaped-children CPU (cutime + cstime),
+CPU: user + system time of the tool's server processes, its backends and
+its walsender (a streaming feed decodes there, and no statement shows it),
+from /proc/PID/stat and schedstat, by backend_type too, plus the postmaster's reaped-children CPU (cutime + cstime),
 which is where the CPU of exited parallel workers goes. Nothing else exits
 during a window (autovacuum is off, every other client keeps its
 connection), so that part belongs to the tool's parallel queries."""
@@ -48,6 +49,7 @@ class Window:
         self.conn, self.dbname, self.roles = conn, dbname, list(roles)
         self.postmaster = postmaster_pid
         self.result = None
+        self.types = {}
 
     def _statements(self):
         with self.conn.cursor() as cur:
@@ -61,9 +63,11 @@ class Window:
 
     def _backends(self):
         with self.conn.cursor() as cur:
-            cur.execute("SELECT pid FROM pg_stat_activity WHERE usename = ANY (%s)", (self.roles,))
-            pids = [p for (p,) in cur.fetchall()]
-        return {pid: proc_cpu(pid) for pid in pids}
+            cur.execute("SELECT pid, backend_type FROM pg_stat_activity WHERE usename = ANY (%s)",
+                        (self.roles,))
+            rows = cur.fetchall()
+        self.types.update({pid: kind for pid, kind in rows})
+        return {pid: proc_cpu(pid) for pid, _ in rows}
 
     def start(self):
         self.t0 = time.monotonic()
@@ -84,9 +88,13 @@ class Window:
                              "ms": ms - ms0})
         rows.sort(key=lambda r: -r["ms"])
         backend_cpu = 0.0
+        by_type = {}
         for pid, c1 in cpu1.items():
             if c1 is not None:
-                backend_cpu += c1 - (self.cpu0.get(pid) or 0.0)
+                used = c1 - (self.cpu0.get(pid) or 0.0)
+                backend_cpu += used
+                kind = self.types.get(pid, "?")
+                by_type[kind] = by_type.get(kind, 0.0) + used
         db_ms = sum(r["ms"] for r in rows)
         minutes = seconds / 60
         self.result = {
@@ -98,6 +106,7 @@ class Window:
             "worker_cpu_s": children,
             "cpu_s_per_min": (backend_cpu + children) / minutes,
             "backends": len(cpu1),
+            "cpu_s_by_backend_type": by_type,
             "top": rows[:12],
         }
         return self.result

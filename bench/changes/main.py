@@ -148,7 +148,8 @@ class Run:
     def run_mode(self, mode):
         label, interval = MODES[mode]
         incremental = interval is not None
-        cycle = 10.0 if not incremental else float(interval.rstrip("s"))
+        cycle = 10.0 if not incremental else (
+            float(interval[:-2]) / 1000 if interval.endswith("ms") else float(interval.rstrip("s")))
         port = free_port(19700)
         procs.log(f"[{self.size} {mode}] starting seatwatch: {label}")
         proc, config_path, log = self.start_seatwatch(mode, port)

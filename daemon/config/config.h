@@ -196,7 +196,7 @@ struct ChangesConfig {
   std::string dsn;  // empty: [database] dsn; SEATWATCH_CHANGES_DSN overrides
   std::string publication = "seatwatch";
   std::string slot_prefix = "seatwatch";  // temporary slot "<prefix>_<pid>_<n>"
-  Millis interval = std::chrono::milliseconds(200);  // drain + recheck cadence
+  Millis interval = 1s;                   // drain + recheck cadence
   Millis full_pass_interval = 1h;         // backstop
   Millis statement_timeout = 5s;          // every statement of the slot session
   Millis create_timeout = 5s;             // creating the slot waits for running writers

@@ -268,7 +268,7 @@ std::vector<KeySpec> BuildKeys() {
   add(Limited(WithDefault("changes.slot_prefix", K::kString, "seatwatch",
                           [](const Config& c) { return Text(c.changes.slot_prefix); }),
               kMaxChangesNameLength));
-  add(Bounded("changes.interval", K::kDuration, "200ms", 100, kMaxIntervalMs,
+  add(Bounded("changes.interval", K::kDuration, "1s", 100, kMaxIntervalMs,
               [](const Config& c) { return Text(c.changes.interval); }));
   add(Bounded("changes.full_pass_interval", K::kDuration, "1h", 100, kMaxIntervalMs,
               [](const Config& c) { return Text(c.changes.full_pass_interval); }));

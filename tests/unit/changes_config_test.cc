@@ -54,7 +54,7 @@ TEST(ChangesConfigTest, OffByDefaultWithTheDesignDefaults) {
   EXPECT_EQ(changes.dsn, "");
   EXPECT_EQ(changes.publication, "seatwatch");
   EXPECT_EQ(changes.slot_prefix, "seatwatch");
-  EXPECT_EQ(Tunables(changes), std::make_tuple(std::chrono::milliseconds(200), 1h, 5s, 5s, 100000));
+  EXPECT_EQ(Tunables(changes), std::make_tuple(1s, 1h, 5s, 5s, 100000));
   EXPECT_EQ(changes.where.line, 0);
   // An empty dsn means the monitor's own.
   EXPECT_EQ(config.ChangesDsn(), "postgresql:///booking");
@@ -357,7 +357,7 @@ TEST(ChangesConfigTest, CheckConfigSaysWhichEntriesAreIncremental) {
   lines = DescribeIncremental(on);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0],
-            "changes: enabled, dsn host=db user=repl password=****, publication seatwatch, interval 200ms, full "
+            "changes: enabled, dsn host=db user=repl password=****, publication seatwatch, interval 1s, full "
             "pass every 1h");
   EXPECT_EQ(lines[1],
             "invariant recon: incremental (key event_id; tables booking.tickets.event_id, seats.event_id; "
