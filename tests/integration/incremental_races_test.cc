@@ -32,6 +32,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::HangingCommit;
+using testing::AdminScalar;
 using testing::AllPasses;
 using testing::IncrementalDaemon;
 using testing::Sample;
@@ -45,14 +46,6 @@ constexpr const char* kViolation =
 constexpr const char* kOk = "seatwatch_invariant_ok{invariant=\"sold_seat_without_ticket\"}";
 constexpr const char* kSell =
     "UPDATE seats SET status = 'sold', holder = 'race' WHERE event_id = 3 AND seat IN ('V1', 'V2')";
-
-std::string AdminScalar(const std::string& sql) {
-  pqxx::connection admin(testing::ScratchDsn("postgres"));
-  pqxx::nontransaction tx(admin);
-  auto result = tx.exec(sql);
-  if (result.empty() || result[0][0].is_null()) return "";
-  return result[0][0].c_str();
-}
 
 class IncrementalRacesTest : public ::testing::Test {
  protected:

@@ -33,20 +33,13 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using testing::AdminScalar;
 using testing::IncrementalDaemon;
 using testing::Sample;
 using testing::ScratchDatabase;
 using testing::SecondsSince;
 using testing::ServerSetting;
 using testing::WaitFor;
-
-std::string AdminScalar(const std::string& sql) {
-  pqxx::connection admin(testing::ScratchDsn("postgres"));
-  pqxx::nontransaction tx(admin);
-  auto result = tx.exec(sql);
-  if (result.empty() || result[0][0].is_null()) return "";
-  return result[0][0].c_str();
-}
 
 std::string Resyncs(const std::string& reason) {
   return "seatwatch_changes_resyncs_total{reason=\"" + reason + "\"}";
@@ -217,8 +210,7 @@ TEST_F(IncrementalResyncTest, AFrozenDaemonKeepsNoWalPastItsWalsendersTimeout) {
   ASSERT_TRUE(daemon.WaitIncremental(60s)) << daemon.Metrics() << daemon.process().Log();
   int pid = daemon.ChangesBackendPid();
   ASSERT_GT(pid, 0);
-  std::string slot = AdminScalar("SELECT slot_name FROM pg_replication_slots WHERE active_pid = " +
-                                 std::to_string(pid));
+  std::string slot = daemon.ChangesSlot();
   ASSERT_FALSE(slot.empty());
   Counters before(daemon.Metrics());
   std::atomic<bool> stop{false};
@@ -283,8 +275,7 @@ TEST_F(IncrementalResyncTest, SlotInvalidatedByMaxSlotWalKeepSizeResyncsAndMisse
   ASSERT_TRUE(daemon.WaitIncremental(60s)) << daemon.Metrics() << daemon.process().Log();
   int pid = daemon.ChangesBackendPid();
   ASSERT_GT(pid, 0);
-  std::string slot = AdminScalar("SELECT slot_name FROM pg_replication_slots WHERE active_pid = " +
-                                 std::to_string(pid));
+  std::string slot = daemon.ChangesSlot();
   ASSERT_FALSE(slot.empty());
   Counters before(daemon.Metrics());
   ServerSetting keep("max_slot_wal_keep_size", "'1MB'");

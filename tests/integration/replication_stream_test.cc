@@ -26,14 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-std::string AdminScalar(const std::string& sql) {
-  pqxx::connection admin(testing::ScratchDsn("postgres"));
-  pqxx::nontransaction tx(admin);
-  auto result = tx.exec(sql);
-  if (result.empty() || result[0][0].is_null()) return "";
-  return result[0][0].c_str();
-}
+using testing::AdminScalar;
 
 std::uint64_t FlushLsn() {
   return std::stoull(AdminScalar("SELECT (pg_current_wal_flush_lsn() - '0/0')::bigint"));

@@ -31,6 +31,8 @@ std::string CorrectSaleSql(int event_id, const std::string& seat, const std::str
          "', '" + fan + "', 8000, 'confirmed'); COMMIT";
 }
 
+}  // namespace
+
 std::string AdminScalar(const std::string& sql) {
   pqxx::connection admin(ScratchDsn("postgres"));
   pqxx::nontransaction tx(admin);
@@ -38,8 +40,6 @@ std::string AdminScalar(const std::string& sql) {
   if (result.empty() || result[0][0].is_null()) return "";
   return result[0][0].c_str();
 }
-
-}  // namespace
 
 const char* const kInvariants[6] = {
     "sold_seat_without_ticket",         "ticket_without_sold_seat",
@@ -202,6 +202,13 @@ int IncrementalDaemon::ChangesBackendPid() const {
       "' AND application_name = 'seatwatch-changes' AND backend_type = 'walsender' "
       "ORDER BY backend_start DESC LIMIT 1");
   return pid.empty() ? 0 : std::stoi(pid);
+}
+
+std::string IncrementalDaemon::ChangesSlot() const {
+  int pid = ChangesBackendPid();
+  if (pid == 0) return "";
+  return AdminScalar("SELECT slot_name FROM pg_replication_slots WHERE active_pid = " +
+                     std::to_string(pid));
 }
 
 std::string Violation::series() const {

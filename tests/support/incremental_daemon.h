@@ -31,6 +31,9 @@ std::map<std::string, double> SeriesWithPrefix(const std::string& metrics_text,
 // Every full pass of a check in a /metrics text, whatever the reason.
 double AllPasses(const std::string& metrics_text, const std::string& check);
 
+// The first column of the first row of `sql` on the scratch cluster's
+// "postgres" database, as its superuser ("" for no row or NULL).
+std::string AdminScalar(const std::string& sql);
 // Runs queries/booking/changes-setup.sql on `db` with psql, as a DBA would.
 void RunChangesSetup(const ScratchDatabase& db);
 
@@ -90,6 +93,8 @@ class IncrementalDaemon {
   // The pid of the change feed's walsender, which holds its slot
   // (application_name "seatwatch-changes") in this database, 0 if none.
   int ChangesBackendPid() const;
+  // The slot that walsender holds, "" if none.
+  std::string ChangesSlot() const;
 
  private:
   const ScratchDatabase& db_;
