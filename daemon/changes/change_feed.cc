@@ -116,12 +116,14 @@ ChangeFeed::Outcome ChangeFeed::DrainSlot(ChangeBatch& batch) {
     batch.generation = generation_;
     batch.creation_xids = creation_xids_;
     batch.complete_through_lsn = session_.complete_through();
-    if (drain_cost_.Dear(seconds)) {
-      // These changes are good, but the WAL behind them would be decoded
-      // again next time (the slot's restart point lags); a new slot starts
-      // at the current WAL, and a full pass costs less than these drains did.
+    // What the drain cost the database: its statements, not the wait for the
+    // stream (the walsender decodes each record once, whatever the drains).
+    double cost = seconds - session_.waited_seconds();
+    if (drain_cost_.Dear(cost)) {
+      // The feed's own statements cost more than a full pass: a new slot and
+      // a full pass cost less than going on.
       Lose(ResyncReason::kDrainCost,
-           "drains took " + std::to_string(seconds) + "s, more than a full pass (" +
+           "drains took " + std::to_string(cost) + "s, more than a full pass (" +
                std::to_string(drain_cost_.full_pass_seconds()) + "s), " +
                std::to_string(DrainCostPolicy::kConsecutive) + " times in a row");
     }

@@ -117,7 +117,10 @@ pqxx::result SlotSession::ExecWatched(const char* sql, const Params&... params) 
 std::vector<SlotMessage> SlotSession::Drain(std::uint64_t wait_for_lsn) {
   if (!stream_) throw ReplicationStreamError("no replication stream");
   stream_->Confirm(handed_through_);
+  auto waiting = std::chrono::steady_clock::now();
   if (wait_for_lsn > complete_through_) stream_->WaitThrough(wait_for_lsn, kCatchUpWait);
+  waited_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
   StreamTake take = stream_->Take(static_cast<std::size_t>(std::max(options_.max_changes, 1)));
   std::vector<SlotMessage> messages;
   messages.reserve(take.messages.size());

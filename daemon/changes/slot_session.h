@@ -98,6 +98,10 @@ class SlotSession {
   // Every transaction whose commit ends at or before this has been handed
   // over by a drain of this slot (0: not known yet).
   std::uint64_t complete_through() const { return complete_through_; }
+  // How long the last drain waited for the stream: idle time, not the
+  // database's (a flush position inside a record the WAL writer has not
+  // finished flushing is reached only at its next flush).
+  double waited_seconds() const { return waited_seconds_; }
 
   // The slot's lag and wal_status from pg_replication_slots.
   SlotPosition Position();
@@ -152,6 +156,7 @@ class SlotSession {
   bool cancelled_ = false;                     // under mutex_
   std::uint64_t complete_through_ = 0;
   std::uint64_t handed_through_ = 0;  // confirmed at the next drain
+  double waited_seconds_ = 0;
   int attempts_ = 0;
   mutable std::mutex mutex_;
   std::shared_ptr<pqxx::connection> tracked_;  // under mutex_, for shared_connection()

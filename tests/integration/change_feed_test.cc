@@ -430,46 +430,36 @@ TEST_F(ChangeFeedTest, ATruncateIsUnmappableAndKeepsTheSlot) {
   EXPECT_EQ(feed.Drain().unmappable, "");
 }
 
-TEST_F(ChangeFeedTest, ADrainDearerThanAFullPassStartsOver) {
+// Drains that wait for a walsender still decoding a backlog are not dear:
+// the wait is idle, and the walsender decodes each record once whatever the
+// drains do. (On a cluster that commits asynchronously every drain may wait
+// for the WAL writer; a database whose full pass takes milliseconds must not
+// lose its slot over that.) What counts is the feed's own statements.
+TEST_F(ChangeFeedTest, WaitingForTheWalsenderIsNoDearDrain) {
   ChangeFeedOptions options = Options("sw_cost");
   options.slot.statement_timeout = 60s;
   ChangeFeed feed(options);
   ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
   int old_pid = feed.backend_pid();
   feed.NoteFullPassCost(0.01);
-  // Cheap drains are never dear, however cheap the full pass.
-  Commit("UPDATE seats SET version = version + 1 WHERE event_id = 5");
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(feed.Drain().feed_up);
-  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 0u);
   // A watched change, then three million rows of an unwatched table in one
-  // transaction: each drain waits its bound for the walsender, which is
-  // still decoding them (seconds of a server core).
+  // transaction: the next drains wait their bound for the walsender, which
+  // is still decoding them (seconds of a server core).
   Commit("UPDATE seats SET version = version + 1 WHERE event_id = 6");
   Commit("INSERT INTO filler SELECT g, 'padding' FROM generate_series(1, 3000000) g");
   ChangeBatch first = feed.Drain();
   EXPECT_TRUE(first.feed_up);
   EXPECT_EQ(KeysOf(first, "seats"), std::set<std::string>{"6"});
   double first_seconds = feed.stats().drain_duration_seconds;
-  EXPECT_GT(first_seconds, DrainCostPolicy::kFloorSeconds);
-  // One dear drain is no evidence: the slot stays.
-  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 0u);
-  EXPECT_EQ(feed.backend_pid(), old_pid);
   ChangeBatch second = feed.Drain();
   double second_seconds = feed.stats().drain_duration_seconds;
-  std::cout << "dear drains: " << first_seconds << " s, " << second_seconds << " s\n";
-  // The second waits again: the slot is given up after it, and a new one
-  // starts at the current WAL, past the backlog.
+  std::cout << "drains waiting for the walsender: " << first_seconds << " s, " << second_seconds
+            << " s\n";
+  EXPECT_GT(first_seconds, DrainCostPolicy::kFloorSeconds);
   EXPECT_TRUE(second.feed_up);
-  EXPECT_TRUE(KeysOf(second, "seats").empty());
-  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 1u);
-  ASSERT_TRUE(WaitGone(old_pid));
-  EXPECT_TRUE(Slots("sw_cost").empty());
-  // A new slot starts at the current WAL: cheap again.
-  ChangeBatch batch = feed.Drain();
-  EXPECT_TRUE(batch.feed_up);
-  EXPECT_EQ(batch.generation, 2u);
-  EXPECT_EQ(feed.generation_reason(), ResyncReason::kDrainCost);
-  EXPECT_LT(feed.stats().drain_duration_seconds, first_seconds);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(feed.Drain().feed_up);
+  EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 0u);
+  EXPECT_EQ(feed.backend_pid(), old_pid);
 }
 
 TEST_F(ChangeFeedTest, VerdictOnAndWhatCannotBeMapped) {
