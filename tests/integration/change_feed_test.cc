@@ -460,6 +460,12 @@ TEST_F(ChangeFeedTest, WaitingForTheWalsenderIsNoDearDrain) {
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(feed.Drain().feed_up);
   EXPECT_EQ(feed.stats().resyncs_of(ResyncReason::kDrainCost), 0u);
   EXPECT_EQ(feed.backend_pid(), old_pid);
+  // A walsender still decoding notices its client gone only when it next
+  // reads the socket: ended here, so that the next test can drop the
+  // database its slot is in.
+  feed.Abort();
+  db_->Exec("SELECT pg_terminate_backend(" + std::to_string(old_pid) + ")");
+  EXPECT_TRUE(WaitGone(old_pid));
 }
 
 TEST_F(ChangeFeedTest, VerdictOnAndWhatCannotBeMapped) {
