@@ -96,7 +96,7 @@ std::vector<std::uint64_t> SlotSession::CreateSlot() {
     stream_ = std::make_unique<ReplicationStream>(stream_options);
     if (cancelled_) stream_->Cancel();
   }
-  complete_through_ = handed_through_ = 0;
+  complete_through_ = 0;
   stream_->Open(name, options_.publication, options_.create_timeout);
   slot_name_ = name;
   slot_backend_pid_ = stream_->backend_pid();
@@ -116,7 +116,7 @@ pqxx::result SlotSession::ExecWatched(const char* sql, const Params&... params) 
 
 std::vector<SlotMessage> SlotSession::Drain(std::uint64_t wait_for_lsn) {
   if (!stream_) throw ReplicationStreamError("no replication stream");
-  stream_->Confirm(handed_through_);
+  stream_->Confirm(complete_through_);  // what the last drain handed over
   auto waiting = std::chrono::steady_clock::now();
   if (wait_for_lsn > complete_through_) stream_->WaitThrough(wait_for_lsn, kCatchUpWait);
   waited_seconds_ =
@@ -126,7 +126,6 @@ std::vector<SlotMessage> SlotSession::Drain(std::uint64_t wait_for_lsn) {
   messages.reserve(take.messages.size());
   for (auto& data : take.messages) messages.push_back(SlotMessage{std::move(data)});
   complete_through_ = take.complete_through;
-  handed_through_ = take.complete_through;
   return messages;
 }
 

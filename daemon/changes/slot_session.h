@@ -154,8 +154,7 @@ class SlotSession {
   int slot_backend_pid_ = 0;
   std::unique_ptr<ReplicationStream> stream_;  // replaced under mutex_ (Cancel reads it)
   bool cancelled_ = false;                     // under mutex_
-  std::uint64_t complete_through_ = 0;
-  std::uint64_t handed_through_ = 0;  // confirmed at the next drain
+  std::uint64_t complete_through_ = 0;  // handed over; confirmed at the next drain
   double waited_seconds_ = 0;
   int attempts_ = 0;
   mutable std::mutex mutex_;
