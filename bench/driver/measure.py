@@ -49,6 +49,28 @@ def cpu_seconds(pid):
     return precise if precise >= ticks - 0.02 else ticks
 
 
+def cpu_seconds_by_thread(pid, group):
+    """CPU time of the process's live threads (schedstat, nanoseconds),
+    summed by group(thread name), e.g. CivetWeb's threads (serving scrapes)
+    apart from the others (polling, the change feed, publishing)."""
+    out = {}
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                seconds = int(f.read().split()[0]) / 1e9
+        except OSError:
+            continue
+        key = group(name)
+        out[key] = out.get(key, 0.0) + seconds
+    return out
+
+
 def memory(pid):
     """VmRSS, VmHWM, RssAnon and RssFile in bytes."""
     values = {}

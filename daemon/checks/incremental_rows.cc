@@ -108,7 +108,9 @@ void IncrementalRows::ApplyFull(db::Rows rows, std::optional<std::uint64_t> back
   by_key_ = std::move(by_key);
   expiry_ = std::move(expiry);
   has_result_ = true;
+  row_count_ = rows.values.size();
   merged_.reset();
+  changed_ = ChangedKeys{};
 }
 
 void IncrementalRows::ApplyRecheck(const std::set<std::string>& keys, const db::Rows& rows) {
@@ -137,14 +139,27 @@ void IncrementalRows::ApplyRecheck(const std::set<std::string>& keys, const db::
   std::map<std::string, double> expiry = Expiries(fresh, expiry_index_);
   for (auto& [key, key_rows] : fresh) {
     expiry_.erase(key);
+    auto it = by_key_.find(key);
+    if (it == by_key_.end() ? key_rows.empty() : it->second == key_rows) continue;
+    if (!changed_.all) changed_.keys.insert(key);
+    merged_.reset();
+    if (it != by_key_.end()) row_count_ -= it->second.size();
+    row_count_ += key_rows.size();
     if (key_rows.empty()) {
-      by_key_.erase(key);
+      by_key_.erase(it);
+    } else if (it == by_key_.end()) {
+      by_key_.emplace(key, std::move(key_rows));
     } else {
-      by_key_[key] = std::move(key_rows);
+      it->second = std::move(key_rows);
     }
   }
   for (const auto& [key, at] : expiry) expiry_[key] = at;
-  merged_.reset();
+}
+
+IncrementalRows::ChangedKeys IncrementalRows::TakeChangedKeys() {
+  ChangedKeys taken = std::move(changed_);
+  changed_ = ChangedKeys{false, {}};
+  return taken;
 }
 
 std::shared_ptr<const db::Rows> IncrementalRows::rows() const {

@@ -96,6 +96,21 @@ class IncrementalRows {
   // the order its query returned them. Rebuilt only after a change.
   std::shared_ptr<const db::Rows> rows() const;
   std::size_t key_count() const { return by_key_.size(); }
+  // The last result as kept: its columns, rows without a key, rows by key.
+  const std::vector<std::string>& columns() const { return columns_; }
+  const std::vector<Row>& keyless() const { return keyless_; }
+  const std::map<std::string, std::vector<Row>>& by_key() const { return by_key_; }
+  std::size_t row_count() const { return row_count_; }
+
+  // The keys whose rows differ from what they were at the last call, for a
+  // check that rebuilds what it publishes key by key (a key gone is among
+  // them); `all` after a full pass, which replaced every key, and before
+  // the first call.
+  struct ChangedKeys {
+    bool all = true;
+    std::set<std::string> keys;
+  };
+  ChangedKeys TakeChangedKeys();
 
   // From the poller, between runs.
   void AcceptChanges(const changes::ChangeBatch& batch, changes::ResyncReason generation_reason);
@@ -159,7 +174,9 @@ class IncrementalRows {
   std::vector<Row> keyless_;
   std::map<std::string, std::vector<Row>> by_key_;
   std::map<std::string, double> expiry_;  // keys with a next expiry
+  std::size_t row_count_ = 0;
   mutable std::shared_ptr<const db::Rows> merged_;
+  ChangedKeys changed_;
 
   // The feed.
   bool feed_up_ = false;

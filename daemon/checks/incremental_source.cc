@@ -256,8 +256,17 @@ void IncrementalSource::Recheck(CheckContext& context, const std::set<std::strin
 
 BoundRows IncrementalSource::Bound() const {
   BoundRows bound;
+  CheckRowLimit(rows_->row_count(), entry_);
+  bool key_is_label =
+      std::find(entry_.labels.begin(), entry_.labels.end(), entry_.key) != entry_.labels.end();
+  if (key_is_label && rows_->keyless().empty()) {
+    db::Rows columns;
+    columns.columns = rows_->columns();
+    bound.binding = BindEntryColumns(columns, entry_);
+    bound.keyed = rows_.get();
+    return bound;
+  }
   bound.rows = rows_->rows();
-  CheckRowLimit(*bound.rows, entry_);
   bound.binding = BindEntryColumns(*bound.rows, entry_);
   return bound;
 }

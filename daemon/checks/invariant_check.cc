@@ -78,10 +78,54 @@ std::map<std::string, std::string> InvariantCheck::invariant_help() const {
   return help;
 }
 
+std::map<std::string, std::vector<metrics::Violation>> InvariantCheck::KeyedViolations(
+    BoundRows& bound) {
+  const config::QueryConfig& query = entry();
+  IncrementalRows& state = *bound.keyed;
+  rebuild_.Walk(
+      state,
+      [&](const std::string& key, const std::vector<KeyedRebuild::Row>* rows) {
+        if (!rows) {
+          by_key_.erase(key);
+          return;
+        }
+        auto grouped = metrics::RowsToViolations(KeyRows(state, *rows), bound.binding,
+                                                 query.invariants);
+        bool any = false;
+        for (const auto& [name, violations] : grouped) any = any || !violations.empty();
+        if (any) {
+          by_key_[key] = std::move(grouped);
+        } else {
+          by_key_.erase(key);
+        }
+      },
+      [&](const auto& keys) {
+        for (auto it = by_key_.begin(); it != by_key_.end();) {
+          it = keys.count(it->first) ? std::next(it) : by_key_.erase(it);
+        }
+      });
+  std::map<std::string, std::vector<metrics::Violation>> grouped;
+  for (const auto& name : query.invariants) grouped[name];
+  for (const auto& [key, of_key] : by_key_) {
+    for (const auto& [name, violations] : of_key) {
+      auto& out = grouped[name];
+      out.insert(out.end(), violations.begin(), violations.end());
+    }
+  }
+  return grouped;
+}
+
 metrics::CheckOutput InvariantCheck::Run(CheckContext& context) {
   BoundRows bound = FetchRows(context);
   const config::QueryConfig& query = entry();
-  auto grouped = metrics::RowsToViolations(*bound.rows, bound.binding, query.invariants);
+  std::map<std::string, std::vector<metrics::Violation>> grouped;
+  if (bound.keyed) {
+    grouped = KeyedViolations(bound);
+  } else {
+    rebuild_.Forget();
+    by_key_.clear();
+    grouped = metrics::RowsToViolations(*bound.rows, bound.binding, query.invariants);
+  }
   metrics::CheckOutput output;
   for (const auto& name : query.invariants) {
     metrics::InvariantResult result;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/keyed_rebuild.h"
 #include "checks/query_entry_check.h"
 #include "config/config.h"
 
@@ -16,7 +17,9 @@ namespace seatwatch::checks {
 // same snapshot, given the offending keys (see DetailParameters). A detail
 // query may still cost a few index lookups per key, so it runs again only
 // when the violations change, or after kDetailMaxAge. Runs on the poller
-// thread only; keeps the last details between runs.
+// thread only; keeps the last details between runs. An incremental entry
+// keyed by one of its labels maps only the rows of the keys a recheck
+// changed, keeping each key's violations between runs.
 class InvariantCheck : public QueryEntryCheck {
  public:
   static constexpr int kDetailRows = 20;
@@ -39,6 +42,13 @@ class InvariantCheck : public QueryEntryCheck {
   };
 
   std::map<std::string, CachedDetail> details_;  // by invariant
+
+  // BoundRows::keyed: every invariant's violations, in key order, from the
+  // violations kept per key, after those of the changed keys are mapped.
+  std::map<std::string, std::vector<metrics::Violation>> KeyedViolations(BoundRows& bound);
+  KeyedRebuild rebuild_;
+  // key -> invariant -> its violation rows; only keys that have some.
+  std::map<std::string, std::map<std::string, std::vector<metrics::Violation>>> by_key_;
 };
 
 // How many leading parameters a query uses: the highest $N in its text.

@@ -29,7 +29,11 @@ std::string RowLimited(const std::string& sql, const config::QueryConfig& entry)
 std::string RowLimitedSql(const config::QueryConfig& entry) { return RowLimited(entry.sql, entry); }
 
 void CheckRowLimit(const db::Rows& rows, const config::QueryConfig& entry) {
-  if (rows.values.size() > static_cast<size_t>(entry.max_rows)) {
+  CheckRowLimit(rows.values.size(), entry);
+}
+
+void CheckRowLimit(std::size_t rows, const config::QueryConfig& entry) {
+  if (rows > static_cast<size_t>(entry.max_rows)) {
     throw db::DataError(db::FailureReason::kTooManyRows,
                         "the query returned more than max_rows = " +
                             std::to_string(entry.max_rows) +

@@ -18,9 +18,17 @@ class EntryMismatch : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+class IncrementalRows;
+
 struct BoundRows {
+  // Null when `keyed` is set.
   std::shared_ptr<const db::Rows> rows;
   metrics::ColumnBinding binding;
+  // An incremental entry whose key column is one of its labels (so that no
+  // two keys share a series) and that has no rows without a key: the rows
+  // as kept by key, for a check that rebuilds only what changed
+  // (IncrementalRows::TakeChangedKeys); `binding` binds its columns.
+  IncrementalRows* keyed = nullptr;
 };
 
 // The entry's SQL as it runs: `SELECT * FROM (sql) AS seatwatch_rows LIMIT
@@ -32,6 +40,7 @@ std::string RowLimited(const std::string& sql, const config::QueryConfig& entry)
 
 // Throws db::DataError (too_many_rows) for more than the entry's max_rows.
 void CheckRowLimit(const db::Rows& rows, const config::QueryConfig& entry);
+void CheckRowLimit(std::size_t rows, const config::QueryConfig& entry);
 
 // Binds the entry's columns; throws EntryMismatch for a missing one.
 metrics::ColumnBinding BindEntryColumns(const db::Rows& rows, const config::QueryConfig& entry);

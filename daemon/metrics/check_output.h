@@ -65,6 +65,9 @@ struct CheckOutput {
   std::vector<prometheus::MetricFamily> families;
   // Series the check wrote in text format itself, after `families`.
   std::string text;
+  // Series in text format kept by the check across runs, after `text`: a
+  // part a run did not change is the same object as the last run's.
+  std::vector<std::shared_ptr<const std::string>> parts;
   std::vector<InvariantResult> invariants;
   // Named JSON documents served under /api/<name> (e.g. "locks").
   std::map<std::string, std::string> documents;

@@ -27,9 +27,19 @@ void AppendValue(std::string& out, double value) {
 
 }  // namespace
 
-std::string RowsToGaugeText(const std::string& name, const std::string& help,
-                            const db::Rows& rows, const ColumnBinding& binding) {
+std::string GaugeHeader(const std::string& name, const std::string& help) {
   std::string out;
+  if (!help.empty()) {
+    out += "# HELP " + name + " ";
+    AppendEscapedHelp(out, help);
+    out += "\n";
+  }
+  out += "# TYPE " + name + " gauge\n";
+  return out;
+}
+
+void AppendGaugeSamples(std::string& out, const std::string& name, const db::Rows& rows,
+                        const ColumnBinding& binding) {
   DuplicateSeriesGuard guard(name, rows, binding);
   for (size_t r = 0; r < rows.values.size(); ++r) {
     const auto& row = rows.values[r];
@@ -37,14 +47,6 @@ std::string RowsToGaugeText(const std::string& name, const std::string& help,
     if (!cell) continue;
     double value = ParseValue(*cell, binding);
     guard.Add(r);
-    if (out.empty()) {
-      if (!help.empty()) {
-        out += "# HELP " + name + " ";
-        AppendEscapedHelp(out, help);
-        out += "\n";
-      }
-      out += "# TYPE " + name + " gauge\n";
-    }
     out += name;
     if (!binding.label_indexes.empty()) {
       out += '{';
@@ -62,7 +64,14 @@ std::string RowsToGaugeText(const std::string& name, const std::string& help,
     AppendValue(out, value);
     out += '\n';
   }
-  return out;
+}
+
+std::string RowsToGaugeText(const std::string& name, const std::string& help,
+                            const db::Rows& rows, const ColumnBinding& binding) {
+  std::string samples;
+  AppendGaugeSamples(samples, name, rows, binding);
+  if (samples.empty()) return samples;
+  return GaugeHeader(name, help) + samples;
 }
 
 }  // namespace seatwatch::metrics

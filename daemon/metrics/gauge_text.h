@@ -21,4 +21,12 @@ namespace seatwatch::metrics {
 std::string RowsToGaugeText(const std::string& name, const std::string& help,
                             const db::Rows& rows, const ColumnBinding& binding);
 
+// RowsToGaugeText in pieces, for a family built in parts (KeyedTextParts):
+// the HELP and TYPE lines it writes before the first sample, and the
+// samples alone, appended to `out` (throwing as it does, for duplicates
+// among `rows` only).
+std::string GaugeHeader(const std::string& name, const std::string& help);
+void AppendGaugeSamples(std::string& out, const std::string& name, const db::Rows& rows,
+                        const ColumnBinding& binding);
+
 }  // namespace seatwatch::metrics

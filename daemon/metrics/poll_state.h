@@ -15,6 +15,27 @@
 
 namespace seatwatch::metrics {
 
+// A check's series in text format, in parts written one after the other: a
+// part its run did not change (CheckOutput::parts) is the same object as
+// before, which snapshots share and the gzip cache deflated once.
+struct RenderedText {
+  std::vector<std::shared_ptr<const std::string>> parts;
+
+  // A text in one part.
+  static std::shared_ptr<const RenderedText> Of(std::string text) {
+    auto rendered = std::make_shared<RenderedText>();
+    rendered->parts.push_back(std::make_shared<const std::string>(std::move(text)));
+    return rendered;
+  }
+
+  // The parts joined: for tests and the --once report, not for scrapes.
+  std::string Text() const {
+    std::string text;
+    for (const auto& part : parts) text += *part;
+    return text;
+  }
+};
+
 // The poller's record of one check, as the snapshot builder needs it.
 struct CheckStatus {
   std::string name;
@@ -32,8 +53,9 @@ struct CheckStatus {
   // rendered into `rendered` when the check runs, then dropped.
   std::shared_ptr<const CheckOutput> output;
   // The check's series in text format, rendered once when the check ran, so
-  // a poll of one check does not re-render every other check's series.
-  std::shared_ptr<const std::string> rendered;
+  // a poll of one check does not re-render every other check's series. Null
+  // unless the last run succeeded.
+  std::shared_ptr<const RenderedText> rendered;
   // Incremental checks only: kept after every run, success or failure.
   std::optional<IncrementalStatus> incremental;
 };

@@ -352,7 +352,8 @@ Snapshot BuildSnapshot(std::shared_ptr<const PollState> shared) {
   snapshot.metrics_parts.push_back(
       std::make_shared<const std::string>(RenderText(BuildFamilies(state))));
   for (const auto& check : state.checks) {
-    if (check.output && check.rendered) snapshot.metrics_parts.push_back(check.rendered);
+    if (!check.output || !check.rendered) continue;
+    for (const auto& part : check.rendered->parts) snapshot.metrics_parts.push_back(part);
   }
   if (!state.changes_metrics.empty()) {
     snapshot.metrics_parts.push_back(std::make_shared<const std::string>(state.changes_metrics));

@@ -27,10 +27,16 @@ void RecordSuccess(ScheduledCheck& entry, metrics::CheckOutput output, double du
   } else {
     rendered += output.text;
   }
-  status.rendered = std::make_shared<const std::string>(std::move(rendered));
+  auto text = std::make_shared<metrics::RenderedText>();
+  if (!rendered.empty() || output.parts.empty()) {
+    text->parts.push_back(std::make_shared<const std::string>(std::move(rendered)));
+  }
+  for (auto& part : output.parts) text->parts.push_back(std::move(part));
+  status.rendered = std::move(text);
   // The rendered text is the only copy kept.
   output.families = {};
   output.text = {};
+  output.parts = {};
   status.output = std::make_shared<const metrics::CheckOutput>(std::move(output));
 }
 

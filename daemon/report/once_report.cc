@@ -174,7 +174,7 @@ std::string FormatOnceReport(const metrics::PollState& state, const std::vector<
   out << "\nMETRICS\n";
   for (const auto& check : state.checks) {
     if (!check.output || !check.rendered || !check.invariants.empty()) continue;
-    WriteSamples(out, *check.rendered);
+    WriteSamples(out, check.rendered->Text());
   }
 
   bool any_failed = false;

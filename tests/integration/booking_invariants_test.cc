@@ -49,7 +49,7 @@ Verdict Judge(const ScratchDatabase& db) {
     if (!check.rendered) continue;
     static const std::regex kInventory(
         R"re(^seatwatch_event_inventory\{event_id="([^"]*)",kind="([^"]*)"\} (\S+)$)re");
-    std::istringstream lines(*check.rendered);
+    std::istringstream lines(check.rendered->Text());
     std::string line;
     std::smatch m;
     while (std::getline(lines, line)) {

@@ -29,7 +29,7 @@ const metrics::CheckStatus& HoldsStatus(const metrics::PollState& state) {
 
 double Gauge(const metrics::CheckStatus& status, const std::string& name) {
   if (!status.rendered) return std::nan("");
-  return testing::Sample(*status.rendered, name);
+  return testing::Sample(status.rendered->Text(), name);
 }
 
 config::Config HoldsConfig(const std::string& dsn, const std::string& sql_path) {

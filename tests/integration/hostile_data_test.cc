@@ -158,9 +158,9 @@ TEST(HostileDataTest, ValuesThatAreNotNumbersOrCountsFailWithBadValue) {
   }
   const auto& real = FindCheck(state, "real_numbers");
   ASSERT_TRUE(real.success) << real.last_error;
-  EXPECT_EQ(testing::Sample(*real.rendered, "seatwatch_real_numbers{k=\"numeric\"}"), 123.45);
-  EXPECT_EQ(testing::Sample(*real.rendered, "seatwatch_real_numbers{k=\"bool\"}"), 1);
-  EXPECT_EQ(testing::Sample(*real.rendered, "seatwatch_real_numbers{k=\"bool_out\"}"), 0);
+  EXPECT_EQ(testing::Sample(real.rendered->Text(), "seatwatch_real_numbers{k=\"numeric\"}"), 123.45);
+  EXPECT_EQ(testing::Sample(real.rendered->Text(), "seatwatch_real_numbers{k=\"bool\"}"), 1);
+  EXPECT_EQ(testing::Sample(real.rendered->Text(), "seatwatch_real_numbers{k=\"bool_out\"}"), 0);
   std::string text = metrics::BuildSnapshot(state).MetricsText();
   EXPECT_EQ(text.find("seatwatch_invariant_ok{invariant=\"negative\""), std::string::npos);
   EXPECT_EQ(text.find("seatwatch_invariant_violations{invariant=\"negative\""), std::string::npos);

@@ -47,7 +47,7 @@ TEST(PollerTest, SlowQueryCountsTimeoutWhileOthersReport) {
   const auto& sold = FindCheck(state, "sold_seats");
   ASSERT_TRUE(sold.success) << sold.last_error;
   ASSERT_NE(sold.rendered, nullptr);
-  EXPECT_DOUBLE_EQ(testing::Sample(*sold.rendered, "seatwatch_sold_seats{event_id=\"1\"}"), 1);
+  EXPECT_DOUBLE_EQ(testing::Sample(sold.rendered->Text(), "seatwatch_sold_seats{event_id=\"1\"}"), 1);
   EXPECT_TRUE(sold.output->families.empty()) << "families are dropped once rendered";
 }
 

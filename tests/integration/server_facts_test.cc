@@ -153,7 +153,7 @@ TEST_F(RecoveryConflictTest, ConflictOnceIsCountedAndRetriedInTheSamePoll) {
   EXPECT_EQ(once_a.errors.at("recovery_conflict"), 1u);
   EXPECT_EQ(once_a.last_reason, "");
   ASSERT_NE(once_a.rendered, nullptr);
-  EXPECT_EQ(testing::Sample(*once_a.rendered, "seatwatch_once_a"), 1);
+  EXPECT_EQ(testing::Sample(once_a.rendered->Text(), "seatwatch_once_a"), 1);
   const auto& once_b = FindCheck(state, "once_b");
   EXPECT_TRUE(once_b.success) << once_b.last_error;
   EXPECT_EQ(once_b.errors.at("recovery_conflict"), 0u);

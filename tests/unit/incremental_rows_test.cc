@@ -328,5 +328,44 @@ TEST(IncrementalRowsTest, BackstopAfterFullPassInterval) {
   EXPECT_FALSE(plan.seeds);
 }
 
+TEST(IncrementalRowsTest, ChangedKeysAreAllAfterAFullPassThenOnlyThoseARecheckChanged) {
+  IncrementalRows rows = MakeRows();
+  rows.ApplyFull(Result({Row("1", "a", 1), Row("2", "a", 5), Row("3", "a", 7)}));
+  EXPECT_EQ(rows.row_count(), 3u);
+  IncrementalRows::ChangedKeys changed = rows.TakeChangedKeys();
+  EXPECT_TRUE(changed.all);
+  changed = rows.TakeChangedKeys();
+  EXPECT_FALSE(changed.all);
+  EXPECT_TRUE(changed.keys.empty());
+  // Key 1 as it was, key 2 gone (clean), key 3 changed, key 4 new, key 5
+  // rechecked and still without rows.
+  rows.ApplyRecheck({"1", "2", "3", "4", "5"},
+                    Result({Row("1", "a", 1), Row("3", "a", 8), Row("4", "b", 1), Row("4", "a", 2)}));
+  changed = rows.TakeChangedKeys();
+  EXPECT_FALSE(changed.all);
+  EXPECT_EQ(changed.keys, (std::set<std::string>{"2", "3", "4"}));
+  EXPECT_EQ(rows.row_count(), 4u);
+  EXPECT_EQ(rows.key_count(), 3u);
+  EXPECT_EQ(rows.rows()->values.size(), rows.row_count());
+  EXPECT_TRUE(rows.TakeChangedKeys().keys.empty());
+  // A full pass replaces every key, even ones equal to before.
+  rows.ApplyFull(Result({Row("1", "a", 1)}));
+  rows.ApplyRecheck({"9"}, Result({Row("9", "a", 1)}));
+  changed = rows.TakeChangedKeys();
+  EXPECT_TRUE(changed.all);
+  EXPECT_EQ(rows.row_count(), 2u);
+}
+
+TEST(IncrementalRowsTest, ARecheckThatChangesNothingKeepsTheMergedRows) {
+  IncrementalRows rows = MakeRows();
+  rows.ApplyFull(Result({Row("1", "a", 1), Row("2", "a", 5)}));
+  auto merged = rows.rows();
+  rows.ApplyRecheck({"1"}, Result({Row("1", "a", 1)}));
+  EXPECT_EQ(rows.rows().get(), merged.get());
+  rows.ApplyRecheck({"1"}, Result({Row("1", "a", 2)}));
+  EXPECT_NE(rows.rows().get(), merged.get());
+  EXPECT_EQ(*rows.rows()->values[0][2], "2");
+}
+
 }  // namespace
 }  // namespace seatwatch::checks

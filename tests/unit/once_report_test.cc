@@ -109,7 +109,7 @@ TEST(OnceReportTest, ControlCharactersFromTheDatabaseAreEscaped) {
   metric.has_run = true;
   metric.success = true;
   metric.output = std::make_shared<const metrics::CheckOutput>();
-  metric.rendered = std::make_shared<const std::string>(
+  metric.rendered = metrics::RenderedText::Of(
       "# HELP seatwatch_m Rows.\n# TYPE seatwatch_m gauge\nseatwatch_m{k=\"\x1b[5mblink\"} 1\n");
   std::string text = ReportOf(UpState(
       {violated, metric, Failed("c", "sql", "relation \"x\x1b[8m\" does not exist\nLINE 1: ...")}));

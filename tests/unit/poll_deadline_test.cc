@@ -28,7 +28,7 @@ TEST(PollDeadlineTest, OverdueLaneIsDownWithNoSeriesButKeepsItsCounters) {
   verdict.name = "sold_seat_without_ticket";
   output->invariants.push_back(verdict);
   check.output = output;
-  check.rendered = std::make_shared<const std::string>("seatwatch_x 1\n");
+  check.rendered = metrics::RenderedText::Of("seatwatch_x 1\n");
   state.checks.push_back(check);
   metrics::CheckStatus never;
   never.name = "not_yet";

@@ -39,7 +39,7 @@ PollState StateWithViolation() {
   fine.name = "ticket_without_sold_seat";
   output.invariants = {violated, fine};
   check.output = std::make_shared<const metrics::CheckOutput>(output);
-  check.rendered = std::make_shared<const std::string>(
+  check.rendered = RenderedText::Of(
       RenderText({SingleGauge("seatwatch_event_inventory", "inv", 5)}));
   state.checks.push_back(check);
   CheckStatus failing = Status("holds", false);
@@ -69,8 +69,9 @@ TEST(SnapshotBuilderTest, SharesEachChecksTextInsteadOfCopyingIt) {
   PollState state = StateWithViolation();
   Snapshot snapshot = BuildSnapshot(state);
   ASSERT_EQ(snapshot.metrics_parts.size(), 2u);  // own families, then the one check's text
-  EXPECT_EQ(snapshot.metrics_parts[1].get(), state.checks[0].rendered.get());
-  EXPECT_EQ(snapshot.MetricsText(), *snapshot.metrics_parts[0] + *state.checks[0].rendered);
+  EXPECT_EQ(snapshot.metrics_parts[1].get(), state.checks[0].rendered->parts[0].get());
+  EXPECT_EQ(snapshot.MetricsText(),
+            *snapshot.metrics_parts[0] + state.checks[0].rendered->Text());
 }
 
 TEST(SnapshotBuilderTest, FailingCheckExportsNoStaleOk) {
