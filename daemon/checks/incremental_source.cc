@@ -69,12 +69,12 @@ IncrementalSource::IncrementalSource(const config::QueryConfig& entry,
                                      IncrementalSettings settings)
     : entry_(entry),
       settings_(settings),
+      key_is_label_(std::find(entry.labels.begin(), entry.labels.end(), entry.key) !=
+                    entry.labels.end()),
       rows_(std::make_unique<IncrementalRows>(entry.key, entry.expiry_column,
                                               TableNames(entry.tables),
                                               settings.full_pass_interval)) {
-  bool key_is_label =
-      std::find(entry.labels.begin(), entry.labels.end(), entry.key) != entry.labels.end();
-  if (!entry.invariants.empty() && key_is_label) {
+  if (!entry.invariants.empty() && key_is_label_) {
     ledger_ = std::make_unique<ProvenanceLedger>(TableNames(entry.tables));
   }
 }
@@ -257,9 +257,7 @@ void IncrementalSource::Recheck(CheckContext& context, const std::set<std::strin
 BoundRows IncrementalSource::Bound() const {
   BoundRows bound;
   CheckRowLimit(rows_->row_count(), entry_);
-  bool key_is_label =
-      std::find(entry_.labels.begin(), entry_.labels.end(), entry_.key) != entry_.labels.end();
-  if (key_is_label && rows_->keyless().empty()) {
+  if (key_is_label_ && rows_->keyless().empty()) {
     db::Rows columns;
     columns.columns = rows_->columns();
     bound.binding = BindEntryColumns(columns, entry_);

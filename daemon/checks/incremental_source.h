@@ -86,6 +86,10 @@ class IncrementalSource {
 
   config::QueryConfig entry_;
   IncrementalSettings settings_;
+  // The key column is one of the labels: no two keys share a series, so
+  // violations can name their commits (the ledger) and the rows can be
+  // handed over by key (BoundRows::keyed).
+  const bool key_is_label_;
   std::unique_ptr<IncrementalRows> rows_;
   std::unique_ptr<ProvenanceLedger> ledger_;
 };
