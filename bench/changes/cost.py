@@ -15,6 +15,7 @@ during a window (autovacuum is off, every other client keeps its
 connection), so that part belongs to the tool's parallel queries."""
 
 import os
+import threading
 import time
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -110,3 +111,57 @@ class Window:
             "top": rows[:12],
         }
         return self.result
+
+
+class RetainedWal:
+    """The WAL the database keeps for the tool's logical slots, sampled
+    every `period` seconds on a connection of its own from start() to end():
+    pg_current_wal_lsn() - restart_lsn (what a checkpoint cannot recycle) and
+    - confirmed_flush_lsn (what the feed has not yet confirmed), the max
+    over the tool's slots (`prefix`*) at each sample, and how many slots
+    there were."""
+
+    QUERY = """
+        SELECT coalesce(max(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)), 0)::bigint,
+               coalesce(max(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)), 0)::bigint,
+               count(*)
+        FROM pg_replication_slots
+        WHERE slot_type = 'logical' AND slot_name LIKE %s"""
+
+    def __init__(self, connect, prefix, period=0.5):
+        self.connect, self.prefix, self.period = connect, prefix, period
+        self.samples = []  # (restart bytes, confirmed bytes, slots)
+        self.errors = 0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        conn = self.connect()
+        try:
+            while not self._stop.is_set():
+                try:
+                    with conn.cursor() as cur:
+                        cur.execute(self.QUERY, (self.prefix.replace("_", r"\_") + "%",))
+                        self.samples.append(tuple(cur.fetchone()))
+                except Exception:  # a sample lost is counted, not fatal to the run
+                    self.errors += 1
+                self._stop.wait(self.period)
+        finally:
+            conn.close()
+
+    def end(self):
+        self._stop.set()
+        self._thread.join()
+        restart = sorted(s[0] for s in self.samples)
+        out = {"samples": len(self.samples), "errors": self.errors}
+        if restart:
+            out.update(restart_bytes_max=restart[-1],
+                       restart_bytes_median=restart[len(restart) // 2],
+                       confirmed_bytes_max=max(s[1] for s in self.samples),
+                       slots_max=max(s[2] for s in self.samples),
+                       slots_min=min(s[2] for s in self.samples))
+        return out

@@ -72,10 +72,19 @@ def transaction(statements, values):
 
 class Injector:
     """Commits on its own autocommit connection; one transaction per
-    injection and one per repair (a single round trip each)."""
+    injection and one per repair (a single round trip each).
+
+    Its commits are synchronous, as a booking system's sales and payments
+    are: the clock starts when the commit is acknowledged and in the WAL on
+    disk, which is also when a walsender may send it. The cluster's
+    `synchronous_commit = off` (the load's own commits) would otherwise add
+    up to three `wal_writer_delay`s (0.6 s) before any change feed can see
+    the violation, a wait of the server's, not of the monitor."""
 
     def __init__(self, conn, events, inject_seats, seed):
         self.conn, self.events, self.inject_seats = conn, list(events), inject_seats
+        with self.conn.cursor() as cur:
+            cur.execute("SET synchronous_commit = on")
         self.rng = random.Random(seed)
         self.count = 0
         self.cursor = {}

@@ -85,6 +85,8 @@ class Run:
                    "            # SEATWATCH_CHANGES_DSN: the REPLICATION role\n"
                    "publication = \"seatwatch\"\n"
                    f"interval = \"{interval or '1s'}\"\nfull_pass_interval = \"1h\"\n")
+        if self.args.recheck_time_per_minute:
+            changes += f"recheck_time_per_minute = \"{self.args.recheck_time_per_minute}\"\n"
         incremental = ('key = "event_id"\n'
                        'tables = { seats = "event_id", tickets = "event_id", '
                        'payments = "event_id" }\n'
@@ -189,6 +191,12 @@ class Run:
         cpu0 = measure_cpu(proc.pid)
         threads0 = measure_threads(proc.pid)
         w0 = watcher.cpu
+        # The WAL kept for seatwatch's slot, from here to the end of detection.
+        retained = None
+        if incremental:
+            retained = cost.RetainedWal(
+                lambda: self.cluster.connect(self.dbname, application_name="bench-wal"), "seatwatch_")
+            retained.start()
         window.start()
         t0 = time.monotonic()
         time.sleep(self.args.cost_seconds)
@@ -241,6 +249,11 @@ class Run:
                                               self.args.detect_bound)
         result["detection"]["seconds"] = d1 - d0
         result["feed_during_detection"] = feed_stats(watcher.between(d0, d1), d1 - d0)
+        if retained is not None:
+            result["retained_wal"] = retained.end()
+            procs.log(f"[{self.size} {mode}] WAL retained for the slot: max "
+                      f"{result['retained_wal'].get('restart_bytes_max', 0) / 2**20:.1f} MiB "
+                      f"over {result['retained_wal']['samples']} samples")
         result["scrape_bytes"] = watcher.bytes
         result["watcher_errors"] = watcher.errors
         watcher.close()
@@ -321,6 +334,11 @@ class Run:
         seeded = dataset.seed(self.cluster, ROOT, self.dbname, events, reseed=args.reseed)
         have_setup = dataset.changes_setup(self.cluster, ROOT, self.dbname)
         dataset.repair_leftovers(self.cluster, self.dbname)
+        # Every run starts from the seeded on-sale events, not from what the
+        # load of earlier runs left in them; the modes of one run follow each
+        # other under one load, so a later mode's hot events hold more rows
+        # (run one mode per invocation to compare modes).
+        dataset.reset_onsale(self.cluster, ROOT, self.dbname, events)
         self.cluster.psql(self.dbname, "-c", "CHECKPOINT")
         self.admin = self.cluster.connect(self.dbname, application_name="bench-admin")
         self.postmaster = self.cluster.postmaster_pid()
@@ -405,12 +423,24 @@ def measure_cpu(pid):
     return measure.cpu_seconds(pid)
 
 
+# seatwatch names its threads (util/thread_name.h): the checks lane's
+# poller ("sw-checks": drains, rechecks, publishing), the change feed's
+# stream reader ("sw-stream"); CivetWeb's are "civetweb-*".
+THREAD_GROUPS = (("civetweb", "http"), ("sw-checks", "checks"), ("sw-stream", "stream"))
+
+
 def measure_threads(pid):
-    """seatwatch's CPU by thread group: "http" (CivetWeb's threads), "daemon"
-    (every other: the pollers, the change feed's stream, main)."""
+    """seatwatch's CPU by thread group: "http" (CivetWeb's threads, serving
+    scrapes), "checks", "stream" and "daemon" (every other thread), plus
+    "daemon" as before: everything but "http"."""
     import measure
-    return measure.cpu_seconds_by_thread(
-        pid, lambda name: "http" if name.startswith("civetweb") else "daemon")
+
+    def group(name):
+        return next((g for prefix, g in THREAD_GROUPS if name.startswith(prefix)), "other")
+
+    out = measure.cpu_seconds_by_thread(pid, group)
+    out["daemon"] = sum(v for k, v in out.items() if k != "http")
+    return out
 
 
 def save(path, results):
@@ -560,6 +590,9 @@ def parse_args(argv):
     p.add_argument("--statement-timeout", default="120s",
                    help="seatwatch's statement_timeout (a 20M full pass takes ~20 s)")
     p.add_argument("--ready-timeout", type=float, default=600)
+    p.add_argument("--recheck-time-per-minute", default="",
+                   help="[changes] recheck_time_per_minute to write (default: none written, "
+                        "the binary's default; 60s holds no recheck back)")
     p.add_argument("--max-minutes", type=float, default=0, help="stop starting modes after this")
     p.add_argument("--workdir", default=os.path.join(ROOT, "build-bench", "changes-work"))
     p.add_argument("--reseed", action="store_true")

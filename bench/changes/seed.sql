@@ -6,6 +6,9 @@
 --   onsale         the last `onsale` events are on sale; the others are past
 --   inject_events  int[] literal: events that also get 60 free seats 'X1' ..
 --                  'X60', touched only by the injected violations
+--   first          the first event to fill (1; dataset.reset_onsale fills
+--                  the on-sale events again with first = events - onsale + 1,
+--                  after deleting their rows)
 --
 -- Per seat, bucket b = (37 n + 11 event) mod 100:
 --   past events     b <  95   sold: a ticket and a confirmed payment, same fan
@@ -36,7 +39,7 @@ SELECT e, 'S' || n, st.status,
                 THEN now() - make_interval(secs => 1 + (n * 7919 + e) % 3600)
        END,
        CASE WHEN st.status <> 'free' THEN 1 ELSE 0 END
-FROM generate_series(1, :events) AS e,
+FROM generate_series(:first, :events) AS e,
      -- LATERAL on e: event by event, so each event's seats sit together on
      -- disk as in a real database (an event's seats are created at once);
      -- tickets and payments below follow that order.
@@ -52,21 +55,22 @@ FROM generate_series(1, :events) AS e,
 
 INSERT INTO seats (event_id, seat)
 SELECT e, 'X' || n
-FROM unnest(:'inject_events'::int[]) AS e, generate_series(1, 60) AS n;
+FROM unnest(:'inject_events'::int[]) AS e, generate_series(1, 60) AS n
+WHERE e >= :first;
 
 INSERT INTO tickets (event_id, seat, fan)
-SELECT event_id, seat, holder FROM seats WHERE status = 'sold';
+SELECT event_id, seat, holder FROM seats WHERE status = 'sold' AND event_id >= :first;
 
 INSERT INTO payments (idempotency_key, event_id, seat, fan, amount_cents, status, created_at)
 SELECT 'pay-' || event_id || '-' || seat, event_id, seat, holder, 5000, 'confirmed',
        now() - make_interval(days => 1 + (event_id % 300))
-FROM seats WHERE status = 'sold';
+FROM seats WHERE status = 'sold' AND event_id >= :first;
 
 -- Refunded sales of past events: the seat is free again, the payment stays.
 INSERT INTO payments (idempotency_key, event_id, seat, fan, amount_cents, status, created_at)
 SELECT 'pay-' || e || '-S' || n, e, 'S' || n, 'fan-' || e || '-' || ((n + 1) / 2), 5000,
        'refunded', now() - make_interval(days => 1 + (e % 300))
-FROM generate_series(1, :events - :onsale) AS e,
+FROM generate_series(:first, :events - :onsale) AS e,
      LATERAL generate_series(1 + 0 * e, 1000) AS n
 WHERE (37 * n + 11 * e) % 100 BETWEEN 95 AND 96;
 
@@ -74,4 +78,4 @@ INSERT INTO payments (idempotency_key, event_id, seat, fan, amount_cents, status
 SELECT 'pay-' || event_id || '-' || seat, event_id, seat, holder, 5000, 'started',
        now() - interval '5 minutes'
 FROM seats
-WHERE status = 'held' AND seat LIKE 'S%' AND substr(seat, 2)::int % 2 = 0;
+WHERE status = 'held' AND seat LIKE 'S%' AND substr(seat, 2)::int % 2 = 0 AND event_id >= :first;

@@ -17,6 +17,7 @@
 #include "db/conninfo.h"
 #include "db/local_settings.h"
 #include "util/log.h"
+#include "util/thread_name.h"
 
 namespace seatwatch::app {
 
@@ -59,6 +60,7 @@ std::future<Proofs> ProveInBackground(std::string conninfo, db::SessionSettings 
   std::future<Proofs> result = promise.get_future();
   std::thread([promise = std::move(promise), conninfo = std::move(conninfo), settings,
                config = std::move(config), entries = std::move(entries)]() mutable {
+    thread_name::Set("sw-proof");
     try {
       pqxx::connection connection(conninfo);
       pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(connection,

@@ -9,6 +9,8 @@
 
 #include <libpq-fe.h>
 
+#include "util/thread_name.h"
+
 namespace seatwatch::changes {
 
 namespace {
@@ -177,6 +179,7 @@ void ReplicationStream::Exec(const std::string& sql, int expected_status,
 }
 
 void ReplicationStream::Run() {
+  thread_name::Set("sw-stream");
   int fd = PQsocket(conn_);
   bool writing = false;
   bool was_reading = true;

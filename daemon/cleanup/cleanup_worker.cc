@@ -8,6 +8,7 @@
 #include "cleanup/recovery_probe.h"
 #include "util/duration.h"
 #include "util/log.h"
+#include "util/thread_name.h"
 
 namespace seatwatch::cleanup {
 
@@ -253,6 +254,7 @@ void CleanupWorker::LogRun(const RunResult& result) const {
 }
 
 void CleanupWorker::Run() {
+  thread_name::Set("sw-cleanup");
   log::Info("cleanup worker started", {{"dsn", session_.masked_dsn()},
                                        {"application_name", session_.settings().application_name},
                                        {"dry_run", config_.dry_run ? "true" : "false"}});

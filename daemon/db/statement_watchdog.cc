@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "util/log.h"
+#include "util/thread_name.h"
 
 namespace seatwatch::db {
 
@@ -113,6 +114,7 @@ void StatementWatchdog::GiveUp(Clock::time_point now, const char* why) {
     // thread nobody waits for. It holds the connection object until it
     // returns; Session::Disconnect leaves the close to the last holder.
     std::thread([connection, outstanding = cancel_outstanding_] {
+      thread_name::Set("sw-cancel");
       try {
         connection->cancel_query();
       } catch (const std::exception&) {
@@ -124,6 +126,7 @@ void StatementWatchdog::GiveUp(Clock::time_point now, const char* why) {
 }
 
 void StatementWatchdog::Loop() {
+  thread_name::Set("sw-watchdog");
   std::unique_lock<std::mutex> lock(mutex_);
   while (!quit_) {
     if (!armed_) {

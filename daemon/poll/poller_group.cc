@@ -1,5 +1,7 @@
 #include "poll/poller_group.h"
 
+#include "util/thread_name.h"
+
 namespace seatwatch::poll {
 
 PollerGroup::PollerGroup(const config::Config& config,
@@ -31,8 +33,9 @@ PollerGroup::~PollerGroup() {
 void PollerGroup::Start() {
   if (!threads_.empty()) return;
   running_ = pollers_.size();
-  for (auto& poller : pollers_) {
-    threads_.emplace_back([this, p = poller.get()] {
+  for (std::size_t i = 0; i < pollers_.size(); ++i) {
+    threads_.emplace_back([this, p = pollers_[i].get(), lane = kLanes[i]] {
+      thread_name::Set("sw-" + LaneName(lane));
       p->Run();
       std::lock_guard<std::mutex> lock(mutex_);
       --running_;

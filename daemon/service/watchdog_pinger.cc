@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "util/log.h"
+#include "util/thread_name.h"
 
 namespace seatwatch::service {
 
@@ -68,6 +69,7 @@ bool WatchdogPinger::Tick() {
 }
 
 void WatchdogPinger::Run() {
+  thread_name::Set("sw-notify");
   // Half the interval, as sd_watchdog_enabled(3) advises: one late ping
   // still arrives in time.
   auto period = interval_ / 2;
