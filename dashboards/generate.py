@@ -843,6 +843,19 @@ def changes_row(lay):
     ), 8, 8)
 
     lay.add(timeseries(
+        "Rechecks' share of the checks session",
+        "rate(seatwatch_changes_recheck_seconds_total): the share of the checks lane's "
+        "session the rechecks of changed keys keep busy, at most [changes] "
+        "recheck_time_per_minute / 60 s (1.7% at the default 1s). At that ceiling a dear "
+        "cycle holds the next one back: seatwatch_changes_recheck_interval_seconds above "
+        "[changes] interval, and violations show that much later (docs/incremental.md, What "
+        "the rechecks may cost).",
+        "percentunit",
+        [target(f"rate(seatwatch_changes_recheck_seconds_total{sel()}[{RATE}])", "{{instance}}")],
+        no_value=NO_FEED,
+    ), 8, 8)
+
+    lay.add(timeseries(
         "Incremental mismatches",
         "seatwatch_incremental_mismatches_total: keys a backstop full pass found different "
         "from the state the rechecks built, with no change handed over by the feed to explain "

@@ -196,7 +196,10 @@ struct ChangesConfig {
   std::string dsn;  // empty: [database] dsn; SEATWATCH_CHANGES_DSN overrides
   std::string publication = "seatwatch";
   std::string slot_prefix = "seatwatch";  // temporary slot "<prefix>_<pid>_<n>"
-  Millis interval = 1s;                   // drain + recheck cadence
+  Millis interval = 200ms;                // drain + recheck cadence
+  // The rechecks' time allowed per minute (poll::RecheckBudget): a cycle
+  // whose rechecks took longer holds the next one back.
+  Millis recheck_time_per_minute = 1s;
   Millis full_pass_interval = 1h;         // backstop
   Millis statement_timeout = 5s;          // every statement of the slot session
   Millis create_timeout = 5s;             // creating the slot waits for running writers

@@ -36,7 +36,9 @@ std::vector<std::string> DescribeIncremental(const Config& config) {
     lines.push_back("changes: enabled, dsn " + db::MaskDsn(config.ChangesDsn()) +
                     (changes.dsn.empty() ? " (that of [database])" : "") + ", publication " +
                     changes.publication + ", interval " + util::FormatDuration(changes.interval) +
-                    ", full pass every " + util::FormatDuration(changes.full_pass_interval));
+                    ", rechecks at most " + util::FormatDuration(changes.recheck_time_per_minute) +
+                    " a minute, full pass every " +
+                    util::FormatDuration(changes.full_pass_interval));
   } else if (any) {
     lines.push_back("changes: enabled = false: incremental entries run full passes at their interval");
   }

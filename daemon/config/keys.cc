@@ -268,8 +268,10 @@ std::vector<KeySpec> BuildKeys() {
   add(Limited(WithDefault("changes.slot_prefix", K::kString, "seatwatch",
                           [](const Config& c) { return Text(c.changes.slot_prefix); }),
               kMaxChangesNameLength));
-  add(Bounded("changes.interval", K::kDuration, "1s", 100, kMaxIntervalMs,
+  add(Bounded("changes.interval", K::kDuration, "200ms", 100, kMaxIntervalMs,
               [](const Config& c) { return Text(c.changes.interval); }));
+  add(Bounded("changes.recheck_time_per_minute", K::kDuration, "1s", 1, 60000,
+              [](const Config& c) { return Text(c.changes.recheck_time_per_minute); }));
   add(Bounded("changes.full_pass_interval", K::kDuration, "1h", 100, kMaxIntervalMs,
               [](const Config& c) { return Text(c.changes.full_pass_interval); }));
   add(Bounded("changes.statement_timeout", K::kDuration, "5s", 1, kMaxTimeoutMs,

@@ -70,6 +70,7 @@ void ParseChanges(TableReader& reader, Config& config) {
   }
   if (auto v = reader.Duration("interval")) changes.interval = *v;
   if (auto v = reader.Duration("full_pass_interval")) changes.full_pass_interval = *v;
+  if (auto v = reader.Duration("recheck_time_per_minute")) changes.recheck_time_per_minute = *v;
   if (changes.full_pass_interval < changes.interval) {
     const toml::node* node = reader.Find("full_pass_interval");
     Fail(node ? reader.Where(*node) : reader.Where(*reader.Find("interval")),

@@ -52,6 +52,7 @@ Poller::Poller(config::Config config, std::vector<std::unique_ptr<checks::Check>
       slot_(slot),
       lane_session_(config_, lane_,
                     [publisher = publisher_, slot = slot_] { publisher->MarkOverdue(slot); }),
+      recheck_budget_(config_),
       lifecycle_(UnixNow()) {
   state_.version = std::move(version);
   RebuildState();
@@ -133,6 +134,7 @@ void Poller::ApplyPendingReload() {
               {{"listen", config_.http.listen}});
   }
   config_ = std::move(pending->config);
+  recheck_budget_.Configure(config_);
   if (database_changed) {
     log::Info("database settings changed; reconnecting", {{"lane", LaneName(lane_)}});
     lane_session_.Reconnect(config_);
@@ -177,6 +179,9 @@ void Poller::PollDue(bool force_all) {
   // and the runs can change them.
   std::vector<checks::Millis> intervals;
   for (auto* entry : due) intervals.push_back(entry->check->interval());
+  // Which of them were seeded before the run: only their runs are rechecks.
+  std::vector<std::optional<metrics::IncrementalStatus>> before;
+  for (auto* entry : due) before.push_back(entry->check->incremental_status());
   auto stopping = [this] {
     std::lock_guard<std::mutex> lock(mutex_);
     return stop_;
@@ -203,6 +208,7 @@ void Poller::PollDue(bool force_all) {
     auto interval = due[i]->check->interval();
     if (interval != intervals[i]) due[i]->next_due = now + interval;
   }
+  HoldBackExpensiveRechecks(due, before, now);
   // What falling back to full passes would cost: the last full pass of
   // every incremental check (entries sharing a query paid it once).
   double full_pass_cost = 0;
@@ -214,6 +220,28 @@ void Poller::PollDue(bool force_all) {
   session.CheckAfterError();
   state_.database_up = session.connected();
   if (state_.database_up) state_.last_successful_poll_unix = state_.last_poll_unix;
+}
+
+// What this cycle's rechecks took decides when the next cycle may start
+// (RecheckBudget); a check still seeded waits for it, one that fell back to
+// full passes keeps its own schedule.
+void Poller::HoldBackExpensiveRechecks(
+    const std::vector<ScheduledCheck*>& due,
+    const std::vector<std::optional<metrics::IncrementalStatus>>& before, Clock::time_point start) {
+  double recheck_seconds = 0;
+  bool rechecked = false;
+  for (std::size_t i = 0; i < due.size(); ++i) {
+    auto after = due[i]->check->incremental_status();
+    if (!before[i] || !after || !WasRecheck(*before[i], *after)) continue;
+    rechecked = true;
+    recheck_seconds += due[i]->status.duration_seconds;
+  }
+  if (!rechecked) return;
+  Clock::time_point not_before = recheck_budget_.Record(start, recheck_seconds);
+  for (auto& entry : checks_) {
+    auto status = entry.check->incremental_status();
+    if (status && status->mode == "incremental") entry.next_due = std::max(entry.next_due, not_before);
+  }
 }
 
 void Poller::FollowRecovery(const db::ServerFacts& facts) {
@@ -283,6 +311,7 @@ void Poller::Publish() {
   UpdateHistory();
   RebuildState();
   state_.changes_metrics = feed_.RenderMetrics();
+  if (!state_.changes_metrics.empty()) state_.changes_metrics += recheck_budget_.RenderMetrics();
   publisher_->Publish(slot_, state_);
   // The poll's rows are freed by now, and the previous snapshot with
   // them unless a scrape still holds it.

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "poll/lane.h"
 #include "poll/lane_progress.h"
 #include "poll/lane_session.h"
+#include "poll/recheck_budget.h"
 #include "poll/recovery_watch.h"
 #include "poll/scheduled_check.h"
 #include "poll/state_publisher.h"
@@ -85,6 +87,9 @@ class Poller {
 
  private:
   void PollDue(bool force_all);
+  void HoldBackExpensiveRechecks(const std::vector<ScheduledCheck*>& due,
+                                 const std::vector<std::optional<metrics::IncrementalStatus>>& before,
+                                 Clock::time_point start);
   void FollowRecovery(const db::ServerFacts& facts);
   void ApplyPendingReload();
   void Publish();
@@ -102,6 +107,7 @@ class Poller {
   LaneSession lane_session_;
   metrics::PollState state_;
   FeedKeeper feed_;
+  RecheckBudget recheck_budget_;
   // Each violated key's lifecycle, fed each check's output once.
   metrics::ViolationLifecycle lifecycle_;
   std::map<std::string, std::shared_ptr<const metrics::CheckOutput>> observed_;

@@ -21,6 +21,7 @@
 #include "support/daemon_test.h"
 #include "support/http_client.h"
 #include "support/stall_proxy.h"
+#include "support/test_config.h"
 #include "support/test_env.h"
 
 namespace seatwatch {
@@ -32,9 +33,7 @@ using testing::Sample;
 using testing::WaitFor;
 
 // Seats held per event, as the full pass reads them.
-constexpr const char* kHeldSql =
-    "SELECT event_id, count(*) FILTER (WHERE status = 'held') AS held\n"
-    "  FROM seats GROUP BY event_id\n";
+constexpr const char* kHeldSql = testing::kHeldSeatsSql;
 
 // Right: the same rows for the events of $1 only.
 constexpr const char* kGoodScopedSql =
@@ -84,15 +83,8 @@ class ScopedProofTest : public testing::DaemonTest {
     testing::WriteFile(dir_ + "/held.sql", kHeldSql);
     testing::WriteFile(dir_ + "/held.scoped.sql", scoped);
     std::string toml = "[http]\nlisten = \"127.0.0.1:" + std::to_string(port_) +
-                       "\"\n\n[poll]\ninterval = \"1s\"\n\n[locks]\nenabled = false\n\n"
-                       "[[invariant]]\n"
-                       "name = \"held_seats\"\n"
-                       "help = \"Seats held per event\"\n"
-                       "sql = \"held.sql\"\n"
-                       "labels = [\"event_id\"]\n"
-                       "value = \"held\"\n"
-                       "key = \"event_id\"\n"
-                       "tables = { seats = \"event_id\" }\n";
+                       "\"\n\n[poll]\ninterval = \"1s\"\n\n[locks]\nenabled = false\n\n" +
+                       testing::kHeldSeatsEntry;
     if (line) *line = static_cast<int>(std::count(toml.begin(), toml.end(), '\n')) + 1;
     toml += "scoped_sql = \"held.scoped.sql\"\n" + extra;
     config_ = dir_ + "/seatwatch.toml";

@@ -24,6 +24,23 @@ config::Config ConfigFromToml(const std::string& toml, const std::string& dsn);
 // that a test can act while a batch is certainly running.
 std::string SlowCleanupSql(const std::string& pause_seconds);
 
+// A hand-written incremental [[invariant]] of the daemon tests: seats held
+// per event. Its full pass, for a file "held.sql" beside the config:
+inline constexpr const char* kHeldSeatsSql =
+    "SELECT event_id, count(*) FILTER (WHERE status = 'held') AS held\n"
+    "  FROM seats GROUP BY event_id\n";
+// The entry's TOML up to its key and tables; the test appends its
+// scoped_sql (and anything else).
+inline constexpr const char* kHeldSeatsEntry =
+    "[[invariant]]\n"
+    "name = \"held_seats\"\n"
+    "help = \"Seats held per event\"\n"
+    "sql = \"held.sql\"\n"
+    "labels = [\"event_id\"]\n"
+    "value = \"held\"\n"
+    "key = \"event_id\"\n"
+    "tables = { seats = \"event_id\" }\n";
+
 // Parses `toml` as if it were the file `path` and returns the ConfigError's
 // message, or "(no error)".
 std::string ConfigErrorOf(const std::string& toml, const std::string& path);

@@ -44,7 +44,7 @@ std::string LoadErrorOf(const std::string& path) {
 // The tunables of a [changes] table as one tuple: a mismatch prints both.
 auto Tunables(const ChangesConfig& c) {
   return std::make_tuple(c.interval, c.full_pass_interval, c.statement_timeout, c.create_timeout,
-                         c.max_changes);
+                         c.max_changes, c.recheck_time_per_minute);
 }
 
 TEST(ChangesConfigTest, OffByDefaultWithTheDesignDefaults) {
@@ -54,7 +54,7 @@ TEST(ChangesConfigTest, OffByDefaultWithTheDesignDefaults) {
   EXPECT_EQ(changes.dsn, "");
   EXPECT_EQ(changes.publication, "seatwatch");
   EXPECT_EQ(changes.slot_prefix, "seatwatch");
-  EXPECT_EQ(Tunables(changes), std::make_tuple(1s, 1h, 5s, 5s, 100000));
+  EXPECT_EQ(Tunables(changes), std::make_tuple(200ms, 1h, 5s, 5s, 100000, 1s));
   EXPECT_EQ(changes.where.line, 0);
   // An empty dsn means the monitor's own.
   EXPECT_EQ(config.ChangesDsn(), "postgresql:///booking");
@@ -74,6 +74,7 @@ full_pass_interval = "30m"
 statement_timeout = "2s"
 create_timeout = "750ms"
 max_changes = 5000
+recheck_time_per_minute = "3s"
 )");
   const ChangesConfig& changes = config.changes;
   EXPECT_TRUE(changes.enabled);
@@ -81,7 +82,7 @@ max_changes = 5000
   EXPECT_EQ(config.ChangesDsn(), changes.dsn);
   EXPECT_EQ(changes.publication, "booking_feed");
   EXPECT_EQ(changes.slot_prefix, "sw_eu1");
-  EXPECT_EQ(Tunables(changes), std::make_tuple(500ms, 30min, 2s, 750ms, 5000));
+  EXPECT_EQ(Tunables(changes), std::make_tuple(500ms, 30min, 2s, 750ms, 5000, 3s));
   EXPECT_EQ(changes.where.line, 10);
 }
 
@@ -118,6 +119,15 @@ TEST(ChangesConfigTest, DurationRanges) {
   EXPECT_EQ(ErrorOf("[changes]\nstatement_timeout = \"0ms\"\n"),
             "/etc/seatwatch/seatwatch.toml:2:21: changes.statement_timeout: must be at least 1ms and at "
             "most 2147483647ms (got 0ms)");
+  // At most all of every minute: a budget past that would hold nothing back.
+  EXPECT_EQ(ErrorOf("[changes]\nrecheck_time_per_minute = \"61s\"\n"),
+            "/etc/seatwatch/seatwatch.toml:2:27: changes.recheck_time_per_minute: must be at least "
+            "1ms and at most 1m (got 61s)");
+  EXPECT_EQ(ErrorOf("[changes]\nrecheck_time_per_minute = \"0s\"\n"),
+            "/etc/seatwatch/seatwatch.toml:2:27: changes.recheck_time_per_minute: must be at least "
+            "1ms and at most 1m (got 0ms)");
+  EXPECT_EQ(ParseText("[changes]\nrecheck_time_per_minute = \"60s\"\n").changes.recheck_time_per_minute,
+            60s);
   EXPECT_EQ(ErrorOf("[changes]\ncreate_timeout = \"0s\"\n"),
             "/etc/seatwatch/seatwatch.toml:2:18: changes.create_timeout: must be at least 1ms and at most "
             "2147483647ms (got 0ms)");
@@ -357,8 +367,8 @@ TEST(ChangesConfigTest, CheckConfigSaysWhichEntriesAreIncremental) {
   lines = DescribeIncremental(on);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0],
-            "changes: enabled, dsn host=db user=repl password=****, publication seatwatch, interval 1s, full "
-            "pass every 1h");
+            "changes: enabled, dsn host=db user=repl password=****, publication seatwatch, interval 200ms, "
+            "rechecks at most 1s a minute, full pass every 1h");
   EXPECT_EQ(lines[1],
             "invariant recon: incremental (key event_id; tables booking.tickets.event_id, seats.event_id; "
             "scoped_sql /etc/queries/r.scoped.sql)");

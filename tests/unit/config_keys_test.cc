@@ -405,6 +405,7 @@ full_pass_interval = "2h"
 statement_timeout = "3s"
 create_timeout = "4s"
 max_changes = 1000
+recheck_time_per_minute = "5s"
 )toml";
 
 // The dotted names of the keys written in `table`; the user's own names
