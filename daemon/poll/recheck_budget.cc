@@ -25,7 +25,9 @@ void RecheckBudget::Configure(const config::Config& config) {
   interval_ = Seconds(config.changes.interval);
   longest_ = std::max(interval_, Seconds(config.poll.interval));
   seconds_per_second_ = Seconds(config.changes.recheck_time_per_minute) / 60.0;
-  if (recheck_seconds_total_ == 0) interval_seconds_ = interval_;
+  // Before any recheck: the interval; after a reload: the last wait, within
+  // the new bounds.
+  interval_seconds_ = std::clamp(interval_seconds_, interval_, longest_);
 }
 
 Clock::time_point RecheckBudget::Record(Clock::time_point start, double recheck_seconds) {

@@ -51,7 +51,7 @@ class RecheckBudget {
   double interval_ = 1;           // [changes] interval, seconds
   double longest_ = 10;           // [poll] interval, seconds
   double seconds_per_second_ = 0;  // recheck time allowed per second of wall time
-  double interval_seconds_ = 1;
+  double interval_seconds_ = 0;
   double recheck_seconds_total_ = 0;
 };
 

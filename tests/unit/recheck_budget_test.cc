@@ -24,6 +24,7 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 TEST(RecheckBudgetTest, CheapRechecksKeepTheInterval) {
   RecheckBudget budget(Changes(200ms, 1s));
+  EXPECT_DOUBLE_EQ(budget.interval_seconds(), 0.2);  // before any recheck
   Clock::time_point start = Clock::now();
   // 3 ms against 1 s a minute: 0.18 s, under the interval.
   EXPECT_DOUBLE_EQ(Seconds(budget.Record(start, 0.003) - start), 0.2);
@@ -88,7 +89,8 @@ TEST(RecheckBudgetTest, AReloadTakesTheNewBudget) {
   RecheckBudget budget(Changes(1s, 1s));
   Clock::time_point start = Clock::now();
   EXPECT_DOUBLE_EQ(Seconds(budget.Record(start, 0.05) - start), 3.0);
-  budget.Configure(Changes(1s, 6s));
+  budget.Configure(Changes(1s, 6s, 2s));
+  EXPECT_DOUBLE_EQ(budget.interval_seconds(), 2.0);  // the last wait, within the new bounds
   EXPECT_DOUBLE_EQ(Seconds(budget.Record(start, 0.05) - start), 1.0);
 }
 
