@@ -849,7 +849,8 @@ def changes_row(lay):
         "recheck_time_per_minute / 60 s (1.7% at the default 1s). At that ceiling a dear "
         "cycle holds the next one back: seatwatch_changes_recheck_interval_seconds above "
         "[changes] interval, and violations show that much later (docs/incremental.md, What "
-        "the rechecks may cost).",
+        "the rechecks may cost); held back to [poll] interval for 15m: "
+        "SeatwatchRechecksHeldBack.",
         "percentunit",
         [target(f"rate(seatwatch_changes_recheck_seconds_total{sel()}[{RATE}])", "{{instance}}")],
         no_value=NO_FEED,

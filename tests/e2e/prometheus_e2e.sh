@@ -6,7 +6,9 @@
 # expired holds. Then, through Prometheus's HTTP API:
 #   - every expression of every dashboard panel returns at least one series;
 #   - SeatwatchInvariantViolated and SeatwatchIdleInTransactionBlocker reach
-#     pending or firing;
+#     pending or firing, and so does SeatwatchRechecksHeldBack: the rechecks'
+#     budget is 1ms a minute and a writer changes a seat five times a second,
+#     so every cycle is held back to the 1 s poll interval;
 #   - every metric named by the dashboards and rules exists in the scrape, and
 #     every metric the daemon exports is documented in docs/metrics.md.
 # Needs TEST_PG_DIR, SEATWATCH_SOURCE_DIR and SEATWATCH_BINARY (set by CTest).
@@ -36,8 +38,17 @@ UPDATE seats SET status = 'sold', holder = 'admin' WHERE event_id = 3 AND seat =
 SQL
 
 # --- seatwatch --------------------------------------------------------------
-write_shipped_config 1s -e '/^\[changes\]/,$ s/^enabled = false/enabled = true/'
+write_shipped_config 1s -e '/^\[changes\]/,$ s/^enabled = false/enabled = true/' \
+  -e 's/^recheck_time_per_minute = "1s"/recheck_time_per_minute = "1ms"/'
+grep -q '^recheck_time_per_minute = "1ms"' "$work/seatwatch.toml" || fail "the shipped config has no recheck_time_per_minute"
 start_seatwatch postgres
+
+# --- a writer: event 2 changes five times a second, so rechecks keep running -
+( while :; do
+    psql -X -q -d sw_prom_e2e -c "UPDATE seats SET version = version + 1 WHERE event_id = 2 AND seat = 'A10'" > /dev/null 2>&1
+    sleep 0.2
+  done ) &
+pids+=($!)
 
 # --- a claim blocked behind an idle-in-transaction session ----------------
 mkfifo "$work/blocker.in"
@@ -82,7 +93,11 @@ alert_active() { alert_state "$1" | grep -qE 'pending|firing'; }
 # nothing; give the scrapes and rules ~25 seconds.
 wait_for 60 alert_active SeatwatchInvariantViolated || fail "SeatwatchInvariantViolated never became pending/firing"
 wait_for 60 alert_active SeatwatchIdleInTransactionBlocker || fail "SeatwatchIdleInTransactionBlocker never became pending/firing"
-echo "alerts: SeatwatchInvariantViolated $(alert_state SeatwatchInvariantViolated | head -1), SeatwatchIdleInTransactionBlocker $(alert_state SeatwatchIdleInTransactionBlocker | head -1)"
+wait_for 60 alert_active SeatwatchRechecksHeldBack || {
+  curl -sf "http://127.0.0.1:$sw_port/metrics" | grep -E '^seatwatch_(changes_recheck|poll_interval)' >&2 || true
+  fail "SeatwatchRechecksHeldBack never became pending/firing"
+}
+echo "alerts: SeatwatchInvariantViolated $(alert_state SeatwatchInvariantViolated | head -1), SeatwatchIdleInTransactionBlocker $(alert_state SeatwatchIdleInTransactionBlocker | head -1), SeatwatchRechecksHeldBack $(alert_state SeatwatchRechecksHeldBack | head -1)"
 sleep 20
 
 curl -sf "http://127.0.0.1:$sw_port/metrics" > "$work/metrics.txt"
