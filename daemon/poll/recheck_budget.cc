@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
-#include <sstream>
-
-#include <prometheus/text_serializer.h>
+#include <utility>
 
 #include "metrics/family.h"
+#include "metrics/family_text.h"
 
 namespace seatwatch::poll {
 
@@ -53,9 +52,7 @@ std::string RecheckBudget::RenderMetrics() const {
       "interval, or longer when the rechecks' cost against [changes] recheck_time_per_minute "
       "holds the next cycle back, at most [poll] interval.",
       interval_seconds_));
-  std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, families);
-  return out.str();
+  return metrics::RenderText(std::move(families));
 }
 
 bool WasRecheck(const metrics::IncrementalStatus& before, const metrics::IncrementalStatus& after) {
