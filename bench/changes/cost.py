@@ -51,6 +51,7 @@ class Window:
         self.postmaster = postmaster_pid
         self.result = None
         self.types = {}
+        self.sessions = {}
 
     def _statements(self):
         with self.conn.cursor() as cur:
@@ -64,11 +65,12 @@ class Window:
 
     def _backends(self):
         with self.conn.cursor() as cur:
-            cur.execute("SELECT pid, backend_type FROM pg_stat_activity WHERE usename = ANY (%s)",
-                        (self.roles,))
+            cur.execute("SELECT pid, backend_type, application_name FROM pg_stat_activity "
+                        "WHERE usename = ANY (%s)", (self.roles,))
             rows = cur.fetchall()
-        self.types.update({pid: kind for pid, kind in rows})
-        return {pid: proc_cpu(pid) for pid, _ in rows}
+        self.types.update({pid: kind for pid, kind, _ in rows})
+        self.sessions.update({pid: f"{kind} ({name})" for pid, kind, name in rows})
+        return {pid: proc_cpu(pid) for pid, _, _ in rows}
 
     def start(self):
         self.t0 = time.monotonic()
@@ -90,12 +92,15 @@ class Window:
         rows.sort(key=lambda r: -r["ms"])
         backend_cpu = 0.0
         by_type = {}
+        by_session = {}
         for pid, c1 in cpu1.items():
             if c1 is not None:
                 used = c1 - (self.cpu0.get(pid) or 0.0)
                 backend_cpu += used
                 kind = self.types.get(pid, "?")
                 by_type[kind] = by_type.get(kind, 0.0) + used
+                session = self.sessions.get(pid, "?")
+                by_session[session] = by_session.get(session, 0.0) + used
         db_ms = sum(r["ms"] for r in rows)
         minutes = seconds / 60
         self.result = {
@@ -108,6 +113,9 @@ class Window:
             "cpu_s_per_min": (backend_cpu + children) / minutes,
             "backends": len(cpu1),
             "cpu_s_by_backend_type": by_type,
+            # the tool's sessions apart: its checks, its feed's plain session
+            # and its walsender, by backend type and application_name
+            "cpu_s_by_session": by_session,
             "top": rows[:12],
         }
         return self.result

@@ -6,10 +6,14 @@
 #include <pqxx/result>
 
 #include "changes/watched_relation.h"
+#include "db/named_statement.h"
 
 namespace seatwatch::changes {
 
 namespace {
+
+constexpr const char* kPublicationStatement = "seatwatch_coverage_publication";
+constexpr const char* kRelationsStatement = "seatwatch_coverage_relations";
 
 constexpr const char* kPublicationSql =
     "SELECT oid::text || '/' || xmin::text, puballtables, pubinsert, pubupdate, pubdelete, "
@@ -71,8 +75,13 @@ Coverage ReadCoverage(pqxx::connection& connection, const std::string& publicati
     names.insert(dot == std::string::npos ? table : table.substr(dot + 1));
   }
   Coverage coverage;
+  // Every drain reads these on the feed's plain session: named, the server
+  // plans them once (planning these catalog joins cost more than running
+  // them).
+  db::PrepareOn(connection, kPublicationStatement, kPublicationSql);
+  db::PrepareOn(connection, kRelationsStatement, kRelationsSql);
   pqxx::nontransaction tx(connection, "changes_coverage");
-  pqxx::result pub = tx.exec_params(kPublicationSql, publication);
+  pqxx::result pub = tx.exec_prepared(kPublicationStatement, publication);
   if (!pub.empty()) {
     coverage.publication_exists = true;
     coverage.publication_row = pub[0][0].c_str();
@@ -82,8 +91,8 @@ Coverage ReadCoverage(pqxx::connection& connection, const std::string& publicati
     coverage.deletes = pub[0][4].as<bool>();
     coverage.truncates = pub[0][5].as<bool>();
   }
-  for (const auto& row : tx.exec_params(kRelationsSql, publication, ArrayLiteral(names),
-                                        ArrayLiteral(known_oids))) {
+  for (const auto& row : tx.exec_prepared(kRelationsStatement, publication, ArrayLiteral(names),
+                                          ArrayLiteral(known_oids))) {
     CoveredRelation relation;
     relation.oid = row[0].as<std::uint32_t>();
     relation.schema = row[1].c_str();

@@ -16,7 +16,8 @@ namespace seatwatch::changes {
 // "schema.name" exactly) and over the relations of `known_oids` whatever
 // their names now (a watched table renamed away). Two small catalog
 // queries, read-only: cheap enough for every drain, and safe on the slot
-// session (no statement here can fail on a healthy server). Throws what the
+// session (no statement here can fail on a healthy server). Named prepared
+// statements on `connection` (db::PrepareOn): a direct session only. Throws what the
 // connection throws.
 Coverage ReadCoverage(pqxx::connection& connection, const std::string& publication,
                       const std::map<std::string, std::string>& tables,

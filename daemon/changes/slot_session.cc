@@ -12,6 +12,7 @@
 
 #include "changes/session_sightings.h"
 #include "db/conninfo.h"
+#include "db/named_statement.h"
 #include "util/log.h"
 
 namespace seatwatch::changes {
@@ -114,6 +115,16 @@ pqxx::result SlotSession::ExecWatched(const char* sql, const Params&... params) 
   return tx.exec_params(sql, params...);
 }
 
+template <typename... Params>
+pqxx::result SlotSession::ExecPreparedWatched(const char* name, const std::string& sql,
+                                              const Params&... params) {
+  pqxx::connection& connection = Connection();
+  db::PrepareOn(connection, name, sql);
+  Watch watch(*this, options_.statement_timeout);
+  pqxx::nontransaction tx(connection, "changes_slot");
+  return tx.exec_prepared(name, params...);
+}
+
 std::vector<SlotMessage> SlotSession::Drain(std::uint64_t wait_for_lsn) {
   if (!stream_) throw ReplicationStreamError("no replication stream");
   stream_->Confirm(complete_through_);  // what the last drain handed over
@@ -129,13 +140,15 @@ std::vector<SlotMessage> SlotSession::Drain(std::uint64_t wait_for_lsn) {
   return messages;
 }
 
+const char* const SlotSession::kPositionStatement = "seatwatch_slot_position";
+
 SlotPosition SlotSession::Position() {
   static const std::string sql =
       std::string("SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, wal_status, "
                   "(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint, "
                   "(pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::bigint, ") +
       SessionSightings::kSightingsColumn + " FROM pg_replication_slots WHERE slot_name = $1";
-  pqxx::result result = ExecWatched(sql.c_str(), slot_name_);
+  pqxx::result result = ExecPreparedWatched(kPositionStatement, sql, slot_name_);
   SlotPosition position;
   if (result.empty()) {
     position.lost = true;

@@ -103,8 +103,10 @@ class SlotSession {
   // finished flushing is reached only at its next flush).
   double waited_seconds() const { return waited_seconds_; }
 
-  // The slot's lag and wal_status from pg_replication_slots.
+  // The slot's lag and wal_status from pg_replication_slots, as the named
+  // statement kPositionStatement (see db::PrepareOn).
   SlotPosition Position();
+  static const char* const kPositionStatement;
 
   // Drops both connections (and with the stream the slot).
   void Disconnect();
@@ -147,6 +149,12 @@ class SlotSession {
   // Watch of statement_timeout.
   template <typename... Params>
   pqxx::result ExecWatched(const char* sql, const Params&... params);
+  // The same for a statement run every drain: prepared as `name` on the
+  // session (once per connection), so the server plans it once, not each
+  // time.
+  template <typename... Params>
+  pqxx::result ExecPreparedWatched(const char* name, const std::string& sql,
+                                   const Params&... params);
 
   SlotSessionOptions options_;
   db::Session session_;

@@ -26,6 +26,10 @@ NOT_METRICS = {
     "seatwatch_pooler_probe": "a new session's look at whether it goes through a pooler",
     "seatwatch_server_facts": "a lane's read of its server's facts",
     "seatwatch_session": "the statements a new session runs after connecting",
+    # Named prepared statements of the change feed's plain session.
+    "seatwatch_slot_position": "the feed's position statement, prepared on its session",
+    "seatwatch_coverage_publication": "the feed's coverage read, prepared on its session",
+    "seatwatch_coverage_relations": "the feed's coverage read, prepared on its session",
     # Savepoints and SQL aliases wrapped around the queries of a config.
     "seatwatch_detail": "the savepoint and alias of a detail query",
     "seatwatch_hot_row": "the savepoint of a hot-row lookup",

@@ -211,6 +211,70 @@ TEST_F(ChangeFeedTest, ATerminatedBackendIsSlotLostAndANewGeneration) {
   EXPECT_EQ(KeysOf(feed.Drain(), "seats"), std::set<std::string>{"2"});
 }
 
+// The statements every drain runs on the feed's plain session (the slot's
+// position, the publication's coverage) are named prepared statements: the
+// server plans them once per session, not at every drain, where planning
+// those catalog views cost several times running them. A new session (its
+// backend terminated) prepares them again.
+struct PreparedRuns {
+  std::map<std::string, long> runs;  // name -> generic + custom plans used
+  long position_generic = 0;
+  int backend_pid = 0;
+};
+
+PreparedRuns PreparedOn(ChangeFeed& feed) {
+  PreparedRuns out;
+  std::shared_ptr<pqxx::connection> connection = feed.shared_connection();
+  if (!connection) return out;
+  out.backend_pid = connection->backendpid();
+  pqxx::nontransaction tx(*connection);
+  for (const auto& row : tx.exec(
+           "SELECT name, generic_plans + custom_plans, generic_plans "
+           "FROM pg_prepared_statements WHERE name LIKE 'seatwatch\\_%' ORDER BY name")) {
+    out.runs[row[0].c_str()] = row[1].as<long>();
+    if (std::string(row[0].c_str()) == "seatwatch_slot_position") {
+      out.position_generic = row[2].as<long>();
+    }
+  }
+  return out;
+}
+
+TEST_F(ChangeFeedTest, EveryDrainsStatementsArePreparedOncePerSession) {
+  ChangeFeed feed(Options("sw_prepared"));
+  ASSERT_TRUE(feed.Drain().feed_up) << feed.off_reason();
+  for (int i = 0; i < 8; ++i) {
+    Commit("UPDATE seats SET version = version + 1 WHERE event_id = " + std::to_string(i + 1));
+    ASSERT_EQ(KeysOf(feed.Drain(), "seats"), std::set<std::string>{std::to_string(i + 1)});
+  }
+  PreparedRuns first = PreparedOn(feed);
+  // Nine drains: the position nine times, the coverage after each drain and
+  // once before the slot was made.
+  EXPECT_EQ(first.runs, (std::map<std::string, long>{{"seatwatch_coverage_publication", 10},
+                                                     {"seatwatch_coverage_relations", 10},
+                                                     {"seatwatch_slot_position", 9}}));
+  // Past the server's five custom plans, the position runs on its generic
+  // plan: not planned again.
+  EXPECT_GE(first.position_generic, 1);
+
+  ASSERT_NE(first.backend_pid, 0);
+  db_->Exec("SELECT pg_terminate_backend(" + std::to_string(first.backend_pid) + ")");
+  ASSERT_TRUE(WaitGone(first.backend_pid));
+  ChangeBatch batch = feed.Drain();
+  for (auto deadline = Clock::now() + 15s; !batch.feed_up && Clock::now() < deadline;) {
+    std::this_thread::sleep_for(200ms);
+    batch = feed.Drain();
+  }
+  ASSERT_TRUE(batch.feed_up) << feed.off_reason();
+  EXPECT_EQ(batch.generation, 2u);
+  Commit("UPDATE seats SET version = version + 1 WHERE event_id = 9");
+  EXPECT_EQ(KeysOf(feed.Drain(), "seats"), std::set<std::string>{"9"});
+  PreparedRuns second = PreparedOn(feed);
+  EXPECT_NE(second.backend_pid, first.backend_pid);
+  EXPECT_EQ(second.runs.size(), 3u);
+  EXPECT_GE(second.runs["seatwatch_slot_position"], 2);
+  EXPECT_GE(second.runs["seatwatch_coverage_relations"], 2);
+}
+
 // The walsender's CPU so far (utime + stime of /proc/<pid>/stat), seconds.
 double CpuSeconds(int pid) {
   std::string stat = testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
