@@ -9,6 +9,7 @@
 #include <pqxx/transaction_base>
 
 #include "changes/change_batch.h"
+#include "db/lazy_transaction.h"
 #include "db/query_cache.h"
 #include "metrics/check_output.h"
 #include "metrics/incremental_status.h"
@@ -18,7 +19,8 @@ namespace seatwatch::checks {
 using Millis = std::chrono::milliseconds;
 
 struct CheckContext {
-  pqxx::transaction_base& tx;
+  // The check's transaction, begun by its first statement (Get()).
+  db::LazyTransaction& tx;
   db::QueryCache& queries;
   std::chrono::system_clock::time_point now;
 };

@@ -56,9 +56,10 @@ metrics::DetailRows InvariantCheck::FetchDetail(
   // A savepoint, so a failing detail query costs only its own rows and not
   // the verdict already reached.
   try {
-    db::Savepoint savepoint(context.tx, "seatwatch_detail");
-    db::Rows rows = db::ToRows(
-        context.tx.exec_params(limited, pqxx::prepare::make_dynamic_params(params)));
+    pqxx::transaction_base& tx = context.tx.Get();
+    db::Savepoint savepoint(tx, "seatwatch_detail");
+    db::Rows rows =
+        db::ToRows(tx.exec_params(limited, pqxx::prepare::make_dynamic_params(params)));
     savepoint.Release();
     detail.columns = std::move(rows.columns);
     detail.rows = std::move(rows.values);

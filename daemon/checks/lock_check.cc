@@ -66,7 +66,7 @@ void LockCheck::TakeStateFrom(Check& previous) {
 }
 
 locks::LockPoll LockCheck::Read(CheckContext& context) {
-  pqxx::transaction_base& tx = context.tx;
+  pqxx::transaction_base& tx = context.tx.Get();
   bool has_waitstart = tx.conn().server_version() >= 140000;
   // One statement: sessions, lock waits (only when someone waits), query
   // texts of the forest and the database counters.

@@ -11,12 +11,12 @@ Rows QueryCache::RunUncached(pqxx::transaction_base& tx, const std::string& sql,
   return ToRows(tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params)));
 }
 
-std::shared_ptr<const Rows> QueryCache::Run(pqxx::transaction_base& tx, const std::string& sql,
+std::shared_ptr<const Rows> QueryCache::Run(LazyTransaction& tx, const std::string& sql,
                                             const std::vector<std::string>& params) {
   return Run(tx, sql, params, std::string());
 }
 
-std::shared_ptr<const Rows> QueryCache::Run(pqxx::transaction_base& tx, const std::string& sql,
+std::shared_ptr<const Rows> QueryCache::Run(LazyTransaction& tx, const std::string& sql,
                                             const std::vector<std::string>& params,
                                             const std::string& tag) {
   Key key{sql, params, tag};
@@ -27,7 +27,7 @@ std::shared_ptr<const Rows> QueryCache::Run(pqxx::transaction_base& tx, const st
   }
   Entry& entry = entries_[key];
   try {
-    entry.rows = std::make_shared<const Rows>(RunUncached(tx, sql, params));
+    entry.rows = std::make_shared<const Rows>(RunUncached(tx.Get(), sql, params));
   } catch (...) {
     entry.error = std::current_exception();
     throw;

@@ -10,6 +10,7 @@
 
 #include <pqxx/transaction_base>
 
+#include "db/lazy_transaction.h"
 #include "db/rows.h"
 
 namespace seatwatch::db {
@@ -19,16 +20,17 @@ namespace seatwatch::db {
 // database one execution per poll. Lives for one poll, whose checks each run
 // in a transaction of their own; `tx` is the transaction of the check asking
 // (a result cached by an earlier check of the poll is reused as it is, read
-// in that check's transaction). Not thread-safe.
+// in that check's transaction), begun only when a statement has to run.
+// Not thread-safe.
 class QueryCache {
  public:
   // Throws whatever the query threw, also on a repeated request.
-  std::shared_ptr<const Rows> Run(pqxx::transaction_base& tx, const std::string& sql,
+  std::shared_ptr<const Rows> Run(LazyTransaction& tx, const std::string& sql,
                                   const std::vector<std::string>& params);
   // The same, with `tag` part of what identifies the result but not sent:
   // incremental checks name the pending transactions their snapshot saw, so
   // that a result is shared only by checks that agree on them.
-  std::shared_ptr<const Rows> Run(pqxx::transaction_base& tx, const std::string& sql,
+  std::shared_ptr<const Rows> Run(LazyTransaction& tx, const std::string& sql,
                                   const std::vector<std::string>& params, const std::string& tag);
 
   // Runs without caching.

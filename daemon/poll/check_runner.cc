@@ -6,6 +6,7 @@
 #include <pqxx/transaction>
 
 #include "checks/query_entry.h"
+#include "db/lazy_transaction.h"
 #include "db/local_settings.h"
 #include "util/log.h"
 
@@ -48,35 +49,38 @@ RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& ent
                                db::QueryCache& queries, const db::LocalSettings& wanted,
                                bool may_retry, bool may_retry_conflict) {
   auto start = Clock::now();
-  std::unique_ptr<pqxx::transaction_base> tx;
+  db::LocalSettings own = wanted;
+  if (auto timeout = entry.check->statement_timeout()) own.statement_timeout = *timeout;
+  // Begun by the check's first statement: a check served whole from the
+  // poll's cache opens none.
+  db::LazyTransaction tx([&] { return Begin(connection, entry.check->shares_snapshot()); },
+                         // Always, whatever the connection options say: a
+                         // transaction pooler drops those, or runs this
+                         // transaction on a server connection opened for
+                         // another client.
+                         [&](pqxx::transaction_base& begun) { db::SetLocal(begun, own); });
   try {
-    tx = Begin(connection, entry.check->shares_snapshot());
-  } catch (const std::exception& e) {
-    // A session the server closed while idle fails at BEGIN, as a broken
-    // connection or as the server's FATAL (57P01, 57P05) on a closed socket.
-    bool lost = dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr || !connection.is_open();
-    if (!lost || !may_retry) {
-      RecordFailure(entry, lost ? db::FailureReason::kConnection : db::ClassifyException(e),
-                    e.what(), SecondsSince(start));
-    }
-    return lost ? RunOutcome::kLostBeforeStart : RunOutcome::kRan;
-  }
-  try {
-    db::LocalSettings own = wanted;
-    if (auto timeout = entry.check->statement_timeout()) own.statement_timeout = *timeout;
-    // Always, whatever the connection options say: a transaction pooler
-    // drops those, or runs this transaction on a server connection opened
-    // for another client.
-    db::SetLocal(*tx, own);
-    checks::CheckContext context{*tx, queries, std::chrono::system_clock::now()};
+    checks::CheckContext context{tx, queries, std::chrono::system_clock::now()};
     metrics::CheckOutput output = entry.check->Run(context);
-    tx->commit();
+    tx.Commit();
     RecordSuccess(entry, std::move(output), SecondsSince(start), UnixNow());
   } catch (const checks::EntryMismatch& e) {
     log::Error("check does not match its configuration",
                {{"check", entry.status.name}, {"error", e.what()}});
     RecordFailure(entry, db::FailureReason::kSql, e.what(), SecondsSince(start));
   } catch (const std::exception& e) {
+    if (tx.failed_to_begin()) {
+      // A session the server closed while idle fails at BEGIN, as a broken
+      // connection or as the server's FATAL (57P01, 57P05) on a closed
+      // socket: nothing of the check has run.
+      bool lost =
+          dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr || !connection.is_open();
+      if (!lost || !may_retry) {
+        RecordFailure(entry, lost ? db::FailureReason::kConnection : db::ClassifyException(e),
+                      e.what(), SecondsSince(start));
+      }
+      return lost ? RunOutcome::kLostBeforeStart : RunOutcome::kRan;
+    }
     db::FailureReason reason = db::ClassifyException(e);
     if (reason == db::FailureReason::kRecoveryConflict && may_retry_conflict) {
       // A standby's replay cancelled it: a new snapshot will most likely

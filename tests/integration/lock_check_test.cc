@@ -60,7 +60,8 @@ class LockCheckTest : public ::testing::Test {
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(*monitor_);
     tx.exec0("SET LOCAL statement_timeout = 1000; SET LOCAL lock_timeout = 100");
     db::QueryCache cache;
-    checks::CheckContext context{tx, cache, std::chrono::system_clock::now()};
+    db::LazyTransaction lazy(tx);
+    checks::CheckContext context{lazy, cache, std::chrono::system_clock::now()};
     metrics::CheckOutput output = check.Run(context);
     tx.commit();
     return output;

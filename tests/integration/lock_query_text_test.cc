@@ -74,7 +74,8 @@ class LockQueryTextTest : public ::testing::Test {
   metrics::CheckOutput Poll(checks::LockCheck& check) {
     pqxx::transaction<pqxx::read_committed, pqxx::read_only> tx(*monitor_);
     db::QueryCache cache;
-    checks::CheckContext context{tx, cache, std::chrono::system_clock::now()};
+    db::LazyTransaction lazy(tx);
+    checks::CheckContext context{lazy, cache, std::chrono::system_clock::now()};
     metrics::CheckOutput output = check.Run(context);
     tx.commit();
     return output;

@@ -1,7 +1,8 @@
 // The locks check in a lane of its own, through the built daemon: its own
 // session (application_name "<name>-locks") with its timeouts in the
 // connection options, so a lock poll is the server's facts, then BEGIN, one
-// read, COMMIT; and a slow poll of the other checks does not hold it up.
+// read, COMMIT; a slow poll of the other checks does not hold it up; and a
+// check served whole from the poll's query cache opens no transaction.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -53,6 +54,22 @@ class PollLanesTest : public testing::DaemonTest {
     return path;
   }
 
+
+  // The calls of each statement the daemon's role ran in this database.
+  std::map<std::string, long> Statements() {
+    auto reader = db_.Connect();
+    pqxx::nontransaction read(*reader);
+    std::map<std::string, long> calls;
+    for (const auto& row : read.exec(std::string(
+             "SELECT s.query, s.calls FROM pg_stat_statements AS s "
+             "JOIN pg_database AS d ON d.oid = s.dbid "
+             "JOIN pg_roles AS r ON r.oid = s.userid "
+             "WHERE d.datname = current_database() AND r.rolname = '") +
+             kRole + "'")) {
+      calls[row[0].c_str()] += row[1].as<long>(0);
+    }
+    return calls;
+  }
 
   int Sessions(const std::string& application_name) {
     return std::stoi(db_.Scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
@@ -119,6 +136,40 @@ TEST_F(PollLanesTest, LockPollIsOneReadInItsOwnTransactionOnItsOwnSession) {
                                                  {"COMMIT", polls},
                                                  {"SET idle_session_timeout = 0", 1}}));
   EXPECT_EQ(total, 8 * polls + facts + probes + 1);
+}
+
+// A check's transaction begins with its first statement: two [[metric]]
+// entries of one query cost the server one execution a poll (the poll's
+// query cache) and now one transaction too; the second check, served whole
+// from the cache, sends no BEGIN, SET LOCAL or COMMIT. (The locks lane's
+// transactions are READ COMMITTED with a 1 s timeout: not counted here.)
+TEST_F(PollLanesTest, ACheckServedWholeFromThePollsCacheOpensNoTransaction) {
+  testing::WriteFile(dir_ + "/seats.sql", "SELECT count(*)::float8 AS n FROM seats");
+  std::string entry = "sql = \"" + dir_ + "/seats.sql\"\nvalue = \"n\"\n";
+  std::string config = WriteConfig("[poll]\ninterval = \"1s\"\n[[metric]]\nname = \"seats_a\"\n" +
+                                   entry + "[[metric]]\nname = \"seats_b\"\n" + entry);
+  db_.Exec("SELECT pg_stat_statements_reset()");
+  DaemonProcess daemon({"--config", config});
+  ASSERT_TRUE(WaitFor([&] {
+    std::string text = Metrics();
+    return Sample(text, "seatwatch_check_success{check=\"seats_a\"}") == 1 &&
+           Sample(text, "seatwatch_check_success{check=\"seats_b\"}") == 1;
+  }, 15s)) << daemon.Log();
+  std::this_thread::sleep_for(3s);
+  std::string text = Metrics();
+  EXPECT_EQ(Sample(text, "seatwatch_check_success{check=\"seats_b\"}"), 1) << text;
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.Log();
+
+  std::map<std::string, long> calls = Statements();
+  long reads = 0;
+  for (const auto& [query, n] : calls) {
+    if (query.find("FROM seats") != std::string::npos) reads += n;
+  }
+  EXPECT_GE(reads, 3) << ::testing::PrintToString(calls);
+  // One transaction a poll, the first check's.
+  EXPECT_EQ(calls["SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"], reads)
+      << ::testing::PrintToString(calls);
+  EXPECT_EQ(calls["SET LOCAL statement_timeout = 5000"], reads) << ::testing::PrintToString(calls);
 }
 
 // A configured metric sleeping 3 s keeps the checks lane in one long poll
