@@ -38,6 +38,9 @@ std::string SlotNamePart(const std::string& text) {
   return out;
 }
 
+// The position, run every drain: a named statement (see db::PrepareOn).
+constexpr const char* kPositionStatement = "seatwatch_slot_position";
+
 // Past the server's own bound before the watchdog steps in: a reachable
 // server ends the statement itself (and the error is the feed's signal).
 constexpr std::chrono::milliseconds kWatchMargin{2000};
@@ -139,8 +142,6 @@ std::vector<SlotMessage> SlotSession::Drain(std::uint64_t wait_for_lsn) {
   complete_through_ = take.complete_through;
   return messages;
 }
-
-const char* const SlotSession::kPositionStatement = "seatwatch_slot_position";
 
 SlotPosition SlotSession::Position() {
   static const std::string sql =

@@ -104,9 +104,8 @@ class SlotSession {
   double waited_seconds() const { return waited_seconds_; }
 
   // The slot's lag and wal_status from pg_replication_slots, as the named
-  // statement kPositionStatement (see db::PrepareOn).
+  // statement "seatwatch_slot_position" (see db::PrepareOn).
   SlotPosition Position();
-  static const char* const kPositionStatement;
 
   // Drops both connections (and with the stream the slot).
   void Disconnect();

@@ -33,7 +33,6 @@ class LazyTransaction {
   // (failed_to_begin()): nothing of the check has run on the server then.
   pqxx::transaction_base& Get();
 
-  bool begun() const { return tx_ != nullptr; }
   bool failed_to_begin() const { return failed_to_begin_; }
 
   // Commits what was begun; nothing when nothing was.
