@@ -183,7 +183,9 @@ class Run:
             return result
         result["ready_seconds"] = first.t - started
         procs.log(f"[{self.size} {mode}] ready after {result['ready_seconds']:.1f} s")
-        time.sleep(max(2 * cycle, 10.0))
+        settle = self.args.settle_seconds
+        result["settle_seconds"] = max(2 * cycle, 10.0) if settle is None else settle
+        time.sleep(result["settle_seconds"])
 
         # Cost window: the workload alone.
         window = cost.Window(self.admin, self.dbname, (dataset.SEATWATCH, dataset.SEATWATCH_REPL),
@@ -576,6 +578,10 @@ def parse_args(argv):
                         "and 200 ms, the default)")
     p.add_argument("--cost-seconds", type=float, default=180,
                    help="length of each cost window (default 180)")
+    p.add_argument("--settle-seconds", type=float, default=None,
+                   help="workload between seatwatch's first result and the cost window "
+                        "(default: two cycles, at least 10 s); a longer one measures the steady "
+                        "state after the hot keys are followed row by row")
     p.add_argument("--injections", default="",
                    help="violations per mode, e.g. full=6,incr10=12,incr1=30 (the defaults)")
     p.add_argument("--detect-timeout", type=float, default=90,

@@ -42,6 +42,11 @@ void PrintEntry(const config::QueryConfig& entry, const std::string& only) {
     std::cout << "-- incremental: key " << entry.key << " read in " << Joined(tables)
               << (entry.expiry_column.empty() ? "" : "; rechecked when " + entry.expiry_column + " passes")
               << "\n";
+    if (entry.row_terms) {
+      std::cout << "-- hot keys followed row by row: yes\n";
+    } else if (!entry.not_row_wise.empty()) {
+      std::cout << "-- hot keys followed row by row: no (" << entry.not_row_wise << ")\n";
+    }
   } else if (!entry.not_incremental.empty()) {
     std::cout << "-- incremental: no, full passes only (" << entry.not_incremental << ")\n";
   }

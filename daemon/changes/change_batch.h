@@ -29,6 +29,26 @@ struct TransactionChanges {
   // monitored columns only.
   std::vector<metrics::RowChange> rows;
   bool rows_truncated = false;
+  // Watched table -> key -> the replica identity of each row the
+  // transaction changed under that key (its identity columns' values, in
+  // the relation's order; an update that moved a row gives its old identity
+  // under the old key and its new one under the new): the rows a recheck
+  // that follows rows must read again. Complete only while
+  // identities_complete: a table whose identity does not name one row (FULL,
+  // NOTHING), an identity value not carried as text, or more than
+  // kMaxIdentities rows make it false, and the keys alone must do.
+  static constexpr std::size_t kMaxIdentities = 10000;
+  using Identity = std::vector<std::string>;
+  struct TableIdentities {
+    std::vector<std::string> columns;  // the identity's column names
+    std::map<std::string, std::set<Identity>> by_key;
+    bool operator==(const TableIdentities& o) const {
+      return columns == o.columns && by_key == o.by_key;
+    }
+  };
+  std::map<std::string, TableIdentities> identities;
+  std::size_t identity_count = 0;
+  bool identities_complete = true;
   // The session pg_stat_activity showed holding this xid, if one was seen.
   std::optional<metrics::SessionSeen> session;
 };

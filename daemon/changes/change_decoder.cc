@@ -43,6 +43,42 @@ bool SameValue(const metrics::ValueText& a, const metrics::ValueText& b) {
   return a.kind == b.kind && a.text == b.text && a.cut == b.cut;
 }
 
+// Records which row of `relation` the change touched under `key_value`: its
+// identity columns' values in `tuple`, an unchanged out-of-line one taken
+// from `old_tuple` (when given). Anything short of every value as text
+// leaves the transaction's identities incomplete.
+void Identify(TransactionChanges& changes, const WatchedRelation& relation,
+              const std::string& table, std::string_view key_value, const Tuple& tuple,
+              const Tuple* old_tuple) {
+  if (!changes.identities_complete) return;
+  if (!relation.identified() || changes.identity_count >= TransactionChanges::kMaxIdentities) {
+    changes.identities_complete = false;
+    changes.identities.clear();
+    return;
+  }
+  TransactionChanges::Identity identity;
+  for (std::size_t column : relation.identity) {
+    const TupleValue* value = &tuple[column];
+    if (value->kind == TupleValue::Kind::kUnchangedToast && old_tuple) value = &(*old_tuple)[column];
+    if (value->kind != TupleValue::Kind::kText) {
+      changes.identities_complete = false;
+      changes.identities.clear();
+      return;
+    }
+    identity.emplace_back(value->data);
+  }
+  TransactionChanges::TableIdentities& known = changes.identities[table];
+  if (known.by_key.empty()) known.columns = relation.identity_names;
+  if (known.columns != relation.identity_names) {  // the identity changed midway
+    changes.identities_complete = false;
+    changes.identities.clear();
+    return;
+  }
+  if (known.by_key[std::string(key_value)].insert(std::move(identity)).second) {
+    ++changes.identity_count;
+  }
+}
+
 }  // namespace
 
 // Applies one parsed message to the decoder's state.
@@ -80,6 +116,8 @@ class ChangeDecoder::Visitor {
     ForEachPublishedKey(open, relation, "insert", [&](const WatchedKey& key) {
       if (!Add(open, relation, key, m.new_tuple[key.column], "insert")) return;
       Keep(open, key, "INSERT", m.new_tuple[key.column].data, OldTuple::kNone, {}, &m.new_tuple);
+      Identify(open.changes, relation, key.table, m.new_tuple[key.column].data, m.new_tuple,
+               nullptr);
     });
   }
 
@@ -95,17 +133,26 @@ class ChangeDecoder::Visitor {
         if (!key.in_identity) NotCarried(relation, key, "update");
         if (Add(open, relation, key, new_value, "update")) {
           Keep(open, key, "UPDATE", new_value.data, m.old_kind, m.old_tuple, &m.new_tuple);
+          Identify(open.changes, relation, key.table, new_value.data, m.new_tuple, nullptr);
         }
         return;
       }
       const TupleValue& old_value = m.old_tuple[key.column];
       if (!AddOld(open, relation, key, m.old_kind, old_value, "update")) return;
       Keep(open, key, "UPDATE", old_value.data, m.old_kind, m.old_tuple, &m.new_tuple);
+      // An old tuple: the identity changed (or it is FULL). The row left
+      // its old identity and, under its new key, has a new one.
+      Identify(open.changes, relation, key.table, old_value.data, m.old_tuple, nullptr);
       // An out-of-line key the update did not touch is the old one, added.
-      if (new_value.kind == TupleValue::Kind::kUnchangedToast) return;
-      if (new_value.kind == TupleValue::Kind::kText && new_value.data == old_value.data) return;
+      bool same_key = new_value.kind == TupleValue::Kind::kUnchangedToast ||
+                      (new_value.kind == TupleValue::Kind::kText && new_value.data == old_value.data);
+      if (same_key) {
+        Identify(open.changes, relation, key.table, old_value.data, m.new_tuple, &m.old_tuple);
+        return;
+      }
       if (Add(open, relation, key, new_value, "update")) {
         Keep(open, key, "UPDATE", new_value.data, m.old_kind, m.old_tuple, &m.new_tuple);
+        Identify(open.changes, relation, key.table, new_value.data, m.new_tuple, &m.old_tuple);
       }
     });
   }
@@ -116,6 +163,8 @@ class ChangeDecoder::Visitor {
     ForEachPublishedKey(open, relation, "delete", [&](const WatchedKey& key) {
       if (AddOld(open, relation, key, m.old_kind, m.old_tuple[key.column], "delete")) {
         Keep(open, key, "DELETE", m.old_tuple[key.column].data, m.old_kind, m.old_tuple, nullptr);
+        Identify(open.changes, relation, key.table, m.old_tuple[key.column].data, m.old_tuple,
+                 nullptr);
       }
     });
   }
@@ -127,6 +176,8 @@ class ChangeDecoder::Visitor {
       const WatchedRelation& relation = d_.Lookup(oid, "Truncate");
       if (relation.watched.empty()) continue;
       open.touched_watched = true;
+      open.changes.identities_complete = false;
+      open.changes.identities.clear();
       d_.Unmappable("truncate on " + relation.display_name);
     }
   }

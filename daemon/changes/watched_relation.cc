@@ -18,6 +18,11 @@ WatchedRelation ResolveRelation(const RelationMessage& relation,
                               : relation.namespace_name + "." + relation.name;
   resolved.replica_identity = relation.replica_identity;
   resolved.column_count = relation.columns.size();
+  for (std::size_t i = 0; i < relation.columns.size(); ++i) {
+    if (!relation.columns[i].key) continue;
+    resolved.identity.push_back(i);
+    resolved.identity_names.push_back(relation.columns[i].name);
+  }
   for (const auto& [table, key_column] : tables) {
     if (!TableNameMatches(table, relation.namespace_name, relation.name)) continue;
     WatchedKey key{table, key_column, -1, false, {}};

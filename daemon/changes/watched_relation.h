@@ -38,6 +38,16 @@ struct WatchedRelation {
   std::string display_name;  // "tickets", or "archive.tickets" outside public
   ReplicaIdentity replica_identity = ReplicaIdentity::kDefault;
   std::size_t column_count = 0;
+  // The replica identity's columns (flagged as key), positions in the
+  // tuples. They name one row when the identity is an index (USING INDEX,
+  // or DEFAULT: the primary key); under FULL or NOTHING they do not, and
+  // identified() is false.
+  std::vector<std::size_t> identity;
+  std::vector<std::string> identity_names;
+  bool identified() const {
+    return !identity.empty() && (replica_identity == ReplicaIdentity::kIndex ||
+                                 replica_identity == ReplicaIdentity::kDefault);
+  }
   std::vector<WatchedKey> watched;  // empty: a table nobody watches
 };
 

@@ -77,12 +77,27 @@ IncrementalSource::IncrementalSource(const config::QueryConfig& entry,
   if (!entry.invariants.empty() && key_is_label_) {
     ledger_ = std::make_unique<ProvenanceLedger>(TableNames(entry.tables));
   }
+  if (entry.row_terms) {
+    pending_rows_ = std::make_unique<PendingRows>(TableNames(entry.tables));
+    row_ledger_ = std::make_unique<RowLedger>(*entry.row_terms);
+  }
 }
 
 void IncrementalSource::AcceptChanges(const changes::ChangeBatch& batch,
                                       changes::ResyncReason generation_reason) {
   rows_->AcceptChanges(batch, generation_reason);
   if (ledger_ && batch.feed_up) ledger_->Record(batch.transactions);
+  if (row_ledger_) {
+    if (!pending_rows_->Accept(batch)) {
+      row_ledger_->Clear();
+      read_whole_.clear();
+    }
+    for (const auto& transaction : batch.transactions) {
+      for (const auto& [table, identities] : transaction.identities) {
+        row_ledger_->SetIdentityColumns(table, identities.columns);
+      }
+    }
+  }
   ReportMismatches();
 }
 
@@ -139,6 +154,13 @@ metrics::IncrementalStatus IncrementalSource::Status() const {
     status.provenance_commits = ledger_->commits();
     status.provenance_evicted = ledger_->evicted();
   }
+  if (row_ledger_) {
+    status.row_ledger = true;
+    status.followed_keys = row_ledger_->key_count();
+    status.followed_rows = row_ledger_->row_count();
+    status.rechecked_by_rows = rechecked_by_rows_;
+    status.rechecked_whole = rechecked_whole_;
+  }
   return status;
 }
 
@@ -155,6 +177,14 @@ bool IncrementalSource::TakeStateFrom(IncrementalSource& previous) {
   }
   rows_ = std::move(previous.rows_);
   if (ledger_ && previous.ledger_) std::swap(ledger_, previous.ledger_);
+  // The pending rows go with the pending xids; the followed keys start
+  // over (the row terms may differ).
+  if (pending_rows_ && previous.pending_rows_) {
+    std::swap(pending_rows_, previous.pending_rows_);
+  } else {
+    pending_rows_.reset();
+    row_ledger_.reset();
+  }
   previous.rows_ = std::make_unique<IncrementalRows>(b.key, b.expiry_column, TableNames(b.tables),
                                                      previous.settings_.full_pass_interval);
   rows_->set_full_pass_interval(settings_.full_pass_interval);
@@ -221,6 +251,13 @@ BoundRows IncrementalSource::FullPass(CheckContext& context, const RunPlan& plan
   BindEntryColumns(*full, entry_);
   std::uint64_t unaudited = rows_->unaudited_keys();
   rows_->ApplyFull(*full, backstop_lsn, now_unix);
+  if (row_ledger_) {
+    // Whatever made the pass (a new slot, an unmappable change, the
+    // backstop), the rows followed start over from the rechecks.
+    row_ledger_->Clear();
+    read_whole_.clear();
+    pending_rows_->Settle(visible);
+  }
   if (rows_->unaudited_keys() > unaudited) {
     log::Warn("backstop full pass: more keys differed from the incremental state than are held "
               "for the feed to explain; the others are corrected but not audited",
@@ -232,26 +269,140 @@ BoundRows IncrementalSource::FullPass(CheckContext& context, const RunPlan& plan
   return Bound();
 }
 
+std::set<std::string> IncrementalSource::Followed(const std::set<std::string>& keys,
+                                                  const std::vector<std::uint32_t>& visible,
+                                                  double now_unix, RowLedger::RowSet& to_read) {
+  std::set<std::string> followed;
+  if (!row_ledger_ || row_ledger_->key_count() == 0) return followed;
+  PendingRows::Dirty dirty = pending_rows_->Of(visible);
+  std::size_t reads = 0;
+  for (const auto& key : keys) {
+    if (!row_ledger_->Has(key)) continue;
+    if (dirty.unknown.count(key) || rows_->carried().count(key)) {
+      log::Debug("rows of a followed key not all known: read whole",
+                 {{"check", entry_.name}, {"key", key},
+                  {"why", dirty.unknown.count(key) ? "a transaction named not all its rows"
+                                                   : "an earlier recheck failed"}});
+      row_ledger_->Forget(key);
+      continue;
+    }
+    RowLedger::RowSet rows = row_ledger_->Expired(key, now_unix);
+    auto changed = dirty.rows.find(key);
+    bool named = true;
+    if (changed != dirty.rows.end()) {
+      for (const auto& [table, identities] : changed->second) {
+        // Rows named under another identity than the ledger reads by (the
+        // table's replica identity changed meanwhile): not readable.
+        named = named && dirty.columns[table] == row_ledger_->IdentityColumns(table);
+        rows[table].insert(identities.begin(), identities.end());
+      }
+    }
+    if (!named) {
+      row_ledger_->Forget(key);
+      continue;
+    }
+    for (const auto& [table, identities] : rows) {
+      reads += identities.size();
+      to_read[table].insert(identities.begin(), identities.end());
+    }
+    followed.insert(key);
+  }
+  if (reads > RowLedger::kMaxRowsRead) {
+    log::Debug("too many changed rows to follow: keys read whole",
+               {{"check", entry_.name}, {"rows", std::to_string(reads)}});
+    // A bulk change: reading its rows one by one is no cheaper.
+    for (const auto& key : followed) row_ledger_->Forget(key);
+    followed.clear();
+    to_read.clear();
+  }
+  return followed;
+}
+
+void IncrementalSource::SeedHot(CheckContext& context, const std::set<std::string>& exact,
+                                const std::vector<std::uint32_t>& visible, double now_unix) {
+  if (!row_ledger_) return;
+  for (auto it = read_whole_.begin(); it != read_whole_.end();) {
+    it = now_unix - it->second.second > kHotSeconds ? read_whole_.erase(it) : std::next(it);
+  }
+  // One key a cycle, the one read whole most often: a reading of several
+  // hot events at once would make one cycle dear, and the recheck budget
+  // would hold the next one back for seconds.
+  std::set<std::string> hot;
+  int most = 0;
+  for (const auto& key : exact) {
+    auto [it, added] = read_whole_.emplace(key, std::make_pair(0, now_unix));
+    int reads = ++it->second.first;
+    if (reads >= kHotReads && reads > most && !row_ledger_->Has(key)) {
+      hot = {key};
+      most = reads;
+    }
+  }
+  if (hot.empty() || !row_ledger_->CanSeed()) return;
+  log::Debug("following a hot key row by row", {{"check", entry_.name}, {"key", *hot.begin()}});
+  db::Rows seeded;
+  for (const auto& seed : row_ledger_->SeedStatements(hot)) {
+    auto rows = context.queries.Run(context.tx, seed.sql, seed.params, SeenTag(visible));
+    seeded.values.insert(seeded.values.end(), rows->values.begin(), rows->values.end());
+  }
+  row_ledger_->ApplySeed(hot, seeded);
+}
+
 void IncrementalSource::Recheck(CheckContext& context, const std::set<std::string>& keys,
-                                const std::vector<std::uint32_t>& visible) {
-  std::vector<std::string> params;
-  params.reserve(entry_.params.size() + 1);
-  params.push_back(db::TextArrayLiteral(std::vector<std::string>(keys.begin(), keys.end())));
-  params.insert(params.end(), entry_.params.begin(), entry_.params.end());
+                                const std::vector<std::uint32_t>& visible, double now_unix) {
+  RowLedger::RowSet to_read;
+  std::set<std::string> followed = Followed(keys, visible, now_unix, to_read);
+  std::set<std::string> exact;
+  for (const auto& key : keys) {
+    if (followed.count(key) == 0) exact.insert(key);
+  }
   try {
-    auto rows = context.queries.Run(context.tx, RowLimited(entry_.scoped_sql, entry_), params,
-                                    SeenTag(visible));
-    CheckRowLimit(*rows, entry_);
+    db::Rows merged;
+    merged.columns = rows_->columns();
+    if (!followed.empty()) {
+      RowLedger::Statement read = row_ledger_->ReadStatement(to_read);
+      auto rows = context.queries.Run(context.tx, read.sql, read.params, SeenTag(visible));
+      bool proven = row_ledger_->ApplyRead(to_read, *rows);
+      for (const auto& key : followed) {
+        auto kept = proven ? row_ledger_->RowsOf(key, merged.columns.size()) : std::nullopt;
+        if (!kept) {
+          exact.insert(key);  // out of balance: read exactly
+          continue;
+        }
+        for (auto& row : *kept) merged.values.push_back(std::move(row));
+      }
+    }
+    if (!exact.empty()) {
+      std::vector<std::string> params;
+      params.reserve(entry_.params.size() + 1);
+      params.push_back(db::TextArrayLiteral(std::vector<std::string>(exact.begin(), exact.end())));
+      params.insert(params.end(), entry_.params.begin(), entry_.params.end());
+      auto rows = context.queries.Run(context.tx, RowLimited(entry_.scoped_sql, entry_), params,
+                                      SeenTag(visible));
+      CheckRowLimit(*rows, entry_);
+      if (!followed.empty() && rows->columns != merged.columns) {
+        throw IncrementalMismatch("scoped_sql returns other columns than the full pass");
+      }
+      merged.columns = rows->columns;
+      for (const auto& row : rows->values) merged.values.push_back(row);
+      SeedHot(context, exact, visible, now_unix);
+    }
+    rechecked_whole_ += exact.size();
+    rechecked_by_rows_ += keys.size() - exact.size();
     try {
-      rows_->ApplyRecheck(keys, *rows);
+      rows_->ApplyRecheck(keys, merged);
     } catch (const IncrementalMismatch& e) {
       Mismatch("scoped_sql", e);
     }
   } catch (...) {
+    if (row_ledger_) {
+      for (const auto& key : keys) row_ledger_->Forget(key);
+      pending_rows_->Settle(visible);
+    }
     rows_->RecheckFailed(keys, visible);
     throw;
   }
   rows_->RecheckDone(keys, visible);
+  if (pending_rows_) pending_rows_->Settle(visible);
 }
 
 BoundRows IncrementalSource::Bound() const {
@@ -277,8 +428,9 @@ BoundRows IncrementalSource::Fetch(CheckContext& context) {
   std::set<std::string> keys = rows_->DirtyKeys(visible, now_unix);
   if (keys.empty()) {
     rows_->RecheckDone(keys, visible);
+    if (pending_rows_) pending_rows_->Settle(visible);
   } else {
-    Recheck(context, keys, visible);
+    Recheck(context, keys, visible, now_unix);
   }
   return Bound();
 }

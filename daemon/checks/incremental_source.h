@@ -8,8 +8,10 @@
 #include "changes/change_batch.h"
 #include "checks/check.h"
 #include "checks/incremental_rows.h"
+#include "checks/pending_rows.h"
 #include "checks/provenance_ledger.h"
 #include "checks/query_entry.h"
+#include "checks/row_ledger.h"
 #include "config/config.h"
 #include "metrics/incremental_status.h"
 
@@ -78,7 +80,16 @@ class IncrementalSource {
   BoundRows FullPass(CheckContext& context, const RunPlan& plan,
                      const std::vector<std::uint32_t>& visible, double now_unix);
   void Recheck(CheckContext& context, const std::set<std::string>& keys,
-               const std::vector<std::uint32_t>& visible);
+               const std::vector<std::uint32_t>& visible, double now_unix);
+  // The keys of `keys` the row ledger follows this cycle, with the rows to
+  // read for them; the others are read whole.
+  std::set<std::string> Followed(const std::set<std::string>& keys,
+                                 const std::vector<std::uint32_t>& visible, double now_unix,
+                                 RowLedger::RowSet& to_read);
+  // Reads the hot keys of `exact` whole into the row ledger, in the
+  // recheck's snapshot: keys read whole kHotReads times within kHotSeconds.
+  void SeedHot(CheckContext& context, const std::set<std::string>& exact,
+               const std::vector<std::uint32_t>& visible, double now_unix);
   BoundRows Bound() const;
   // Counts and logs the backstop differences the feed has confirmed.
   void ReportMismatches();
@@ -92,6 +103,19 @@ class IncrementalSource {
   const bool key_is_label_;
   std::unique_ptr<IncrementalRows> rows_;
   std::unique_ptr<ProvenanceLedger> ledger_;
+  // Declared checks whose rows are sums over rows (declare::RowTerms): the
+  // rows of hot keys, followed row by row. Null otherwise.
+  // A key read whole this many times within kHotSeconds is followed: its
+  // first reading row by row costs several whole readings, which a key
+  // read now and then (an admin fix, an injection) would never pay back.
+  static constexpr int kHotReads = 5;
+  static constexpr double kHotSeconds = 60;
+  std::unique_ptr<PendingRows> pending_rows_;
+  std::unique_ptr<RowLedger> row_ledger_;
+  // Key -> how often a recheck read it whole since when (within kHotSeconds).
+  std::map<std::string, std::pair<int, double>> read_whole_;
+  std::uint64_t rechecked_by_rows_ = 0;
+  std::uint64_t rechecked_whole_ = 0;
 };
 
 }  // namespace seatwatch::checks

@@ -38,6 +38,8 @@ void SetIncremental(const declare::CompiledCheck& compiled, QueryConfig& query) 
   query.tables = compiled.tables;
   query.scoped_sql = compiled.scoped_sql;
   query.expiry_column = compiled.expiry_column;
+  query.row_terms = compiled.row_terms;
+  query.not_row_wise = compiled.not_row_wise;
 }
 
 QueryConfig Lower(const std::vector<const DeclaredEntry*>& entries,

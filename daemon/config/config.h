@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "declare/declaration.h"
 #include "declare/metric_declaration.h"
+#include "declare/row_terms.h"
 
 namespace seatwatch::config {
 
@@ -113,6 +115,11 @@ struct QueryConfig {
   std::string pass_of;                           // the check whose pass it reads
   std::map<std::string, std::string> declared;  // invariant -> kind
   std::string not_incremental;                   // why a compiled check runs full passes only
+  // A compiled incremental check's rows as sums over its tables' rows:
+  // rechecks follow a hot key row by row (checks/RowLedger); null when it
+  // cannot (not_row_wise says why) or is hand-written.
+  std::shared_ptr<const declare::RowTerms> row_terms;
+  std::string not_row_wise;
 
   Location where;                         // the [[...]] header
   std::map<std::string, Location> keys;   // each key as written

@@ -23,18 +23,6 @@ bool SameSide(const BalanceSide& a, const BalanceSide& b) {
 
 std::string Numbered(const std::string& stem, size_t i) { return stem + std::to_string(i + 1); }
 
-// The 64-bit hash of a row's compared columns, in their order (a row with
-// a NULL among them hashes to NULL, and a sum skips it). Text is how every
-// type compares here: two values with one text are equal, and two equal
-// values with different texts (1.0 and 1.00) only put a key out of balance.
-std::string RowHash(const std::vector<std::string>& columns) {
-  std::string hash = "0";
-  for (const auto& column : columns) {
-    hash = "hashtextextended(" + Col("t", column) + "::text, " + hash + ")";
-  }
-  return hash;
-}
-
 // " FILTER (WHERE ...)" for `where` and more conditions; "" for none.
 std::string Filter(const std::string& where, const std::string& more = "") {
   std::string condition = where.empty() ? "" : Pasted(where);
@@ -131,6 +119,18 @@ std::string DistinctProofSql(const TableName& table, const std::vector<std::stri
 }
 
 }  // namespace
+
+// The 64-bit hash of a row's compared columns, in their order (a row with
+// a NULL among them hashes to NULL, and a sum skips it). Text is how every
+// type compares here: two values with one text are equal, and two equal
+// values with different texts (1.0 and 1.00) only put a key out of balance.
+std::string RowHash(const std::vector<std::string>& columns) {
+  std::string hash = "0";
+  for (const auto& column : columns) {
+    hash = "hashtextextended(" + Col("t", column) + "::text, " + hash + ")";
+  }
+  return hash;
+}
 
 BalanceGate::BalanceGate(const std::vector<Declaration>& declarations,
                          const std::vector<MetricDeclaration>& metrics, KeyFilter filter)
@@ -389,10 +389,9 @@ std::optional<std::string> BalanceGate::Expiry(const Declaration& d,
   return sql;
 }
 
-std::string BalanceGate::TallyExpiry(const MetricDeclaration& metric,
-                                     const std::vector<Declaration>& declarations,
-                                     const std::string& tail) const {
-  std::string sql;
+std::vector<const Tally*> BalanceGate::UnreportedExpiries(
+    const MetricDeclaration& metric, const std::vector<Declaration>& declarations) {
+  std::vector<const Tally*> out;
   std::vector<std::pair<TableName, std::string>> reported;
   for (const auto& d : declarations) {
     if (!d.rows.expires.empty()) reported.emplace_back(d.rows.table, d.rows.expires);
@@ -406,6 +405,17 @@ std::string BalanceGate::TallyExpiry(const MetricDeclaration& metric,
     }
     if (known) continue;
     reported.emplace_back(rows.table, rows.expires);
+    out.push_back(&tally);
+  }
+  return out;
+}
+
+std::string BalanceGate::TallyExpiry(const MetricDeclaration& metric,
+                                     const std::vector<Declaration>& declarations,
+                                     const std::string& tail) const {
+  std::string sql;
+  for (const Tally* tally : UnreportedExpiries(metric, declarations)) {
+    const RowSet& rows = tally->rows;
     std::string branch =
         ExpirySql(rows.table, rows.columns, rows.expires, metric.labels, metric.name, tail);
     if (!branch.empty()) sql += "\nUNION ALL\n" + branch;

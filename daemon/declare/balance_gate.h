@@ -12,6 +12,10 @@
 
 namespace seatwatch::declare {
 
+// The 64-bit hash of a row of alias t over `columns`, in their order, as
+// every balance compares rows (NULL when one of them is NULL).
+std::string RowHash(const std::vector<std::string>& columns);
+
 // What makes a check's full pass about as cheap as counting: the entries
 // whose kind has a Balance (exists) are not read row by row over every
 // key. One scan of each table, grouped by key, counts and hashes every
@@ -43,34 +47,8 @@ class BalanceGate {
   BalanceGate(const std::vector<Declaration>& declarations,
               const std::vector<MetricDeclaration>& metrics, KeyFilter filter);
 
-  // No entry has a balance and no metric a tally: the pass is written as
-  // before.
-  bool empty() const { return scans_.empty(); }
-  // "WITH ...,\n" (the scans and each entry's keys out of balance) to put
-  // before the pass; "" when empty().
-  std::string With() const;
-  // The entry's violations (the key as its labels, then
-  // seatwatch_violations) read through the gate; nullopt when the entry
-  // is read as before.
-  std::optional<std::string> Violations(const Declaration& declaration) const;
-  // Each key's next moment of `expires`, when a scan of the gate reads the
-  // entry's rows table by the entry's key: no scan of its own.
-  // `tail`: the columns after seatwatch_next_expiry, all NULL
-  // (compiled_check.h, ResultTail).
-  std::optional<std::string> Expiry(const Declaration& declaration, const std::string& tail) const;
-
-  // `metric`'s samples: "FROM ..." whose rows give each key as m.k1, m.k2,
-  // ... (none NULL), each tally's name as t.tally and its count (0 where
-  // none) as t.value, float8.
-  std::string TallyFrom(const MetricDeclaration& metric) const;
-  // Each key's next moment of a tally's `expires`, read from its scan;
-  // "" when the metric has none or a declaration of the check already
-  // reports that moment (`declarations`, as given to the constructor).
-  std::string TallyExpiry(const MetricDeclaration& metric,
-                          const std::vector<Declaration>& declarations,
-                          const std::string& tail) const;
-
- private:
+  // What the gate reads, for RowTerms: each scan's aggregates, the
+  // entries it gates and the tallies it counts.
   struct Count {
     std::string where;
     std::string sum;
@@ -101,6 +79,44 @@ class BalanceGate {
     std::string proof_sql;
   };
 
+  const std::vector<Scan>& scans() const { return scans_; }
+  const std::vector<std::pair<std::string, Gated>>& gated() const { return gated_; }
+  const std::vector<std::pair<std::string, std::vector<TallyAt>>>& tallies() const {
+    return tallies_;
+  }
+
+  // No entry has a balance and no metric a tally: the pass is written as
+  // before.
+  bool empty() const { return scans_.empty(); }
+  // "WITH ...,\n" (the scans and each entry's keys out of balance) to put
+  // before the pass; "" when empty().
+  std::string With() const;
+  // The entry's violations (the key as its labels, then
+  // seatwatch_violations) read through the gate; nullopt when the entry
+  // is read as before.
+  std::optional<std::string> Violations(const Declaration& declaration) const;
+  // Each key's next moment of `expires`, when a scan of the gate reads the
+  // entry's rows table by the entry's key: no scan of its own.
+  // `tail`: the columns after seatwatch_next_expiry, all NULL
+  // (compiled_check.h, ResultTail).
+  std::optional<std::string> Expiry(const Declaration& declaration, const std::string& tail) const;
+
+  // `metric`'s samples: "FROM ..." whose rows give each key as m.k1, m.k2,
+  // ... (none NULL), each tally's name as t.tally and its count (0 where
+  // none) as t.value, float8.
+  std::string TallyFrom(const MetricDeclaration& metric) const;
+  // Each key's next moment of a tally's `expires`, read from its scan;
+  // "" when the metric has none or a declaration of the check already
+  // reports that moment (`declarations`, as given to the constructor).
+  std::string TallyExpiry(const MetricDeclaration& metric,
+                          const std::vector<Declaration>& declarations,
+                          const std::string& tail) const;
+  // The tallies of `metric` whose `expires` no declaration (nor an earlier
+  // tally) reports: each key's next moment of theirs is a row of its own.
+  static std::vector<const Tally*> UnreportedExpiries(
+      const MetricDeclaration& metric, const std::vector<Declaration>& declarations);
+
+ private:
   SideAt Add(const BalanceSide& side);
   size_t ScanOf(const TableName& table, const std::vector<std::string>& key);
   // The column of `scan` counting `rows` (a tally's), added when none does.

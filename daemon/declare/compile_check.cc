@@ -188,6 +188,12 @@ CompiledCheck CompileCheck(const std::string& check, const std::vector<Declarati
   BalanceGate scoped_gate(declarations, metrics, dirty);
   out.scoped_sql =
       Pass(declarations, metrics, dirty, scoped_gate.empty() ? nullptr : &scoped_gate);
+  RowTerms terms = CompileRowTerms(declarations, metrics);
+  if (terms.not_row_wise.empty()) {
+    out.row_terms = std::make_shared<const RowTerms>(std::move(terms));
+  } else {
+    out.not_row_wise = terms.not_row_wise;
+  }
   return out;
 }
 

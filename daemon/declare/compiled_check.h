@@ -1,11 +1,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "declare/declaration.h"
 #include "declare/metric_declaration.h"
+#include "declare/row_terms.h"
 
 namespace seatwatch::declare {
 
@@ -42,6 +44,11 @@ struct CompiledCheck {
   // metric's tally label (text) and value (float8) columns, NULL on the
   // rows of the invariants.
   std::vector<CompiledMetric> metrics;
+  // With scoped_sql: what each row adds to the pass, for rechecks that
+  // follow a hot key's rows instead of reading it whole; null when the
+  // check cannot be kept so (not_row_wise says why).
+  std::shared_ptr<const RowTerms> row_terms;
+  std::string not_row_wise;
 };
 
 // `declarations` (of one check, each already validated by its kind) and the

@@ -32,6 +32,15 @@ struct IncrementalStatus {
   bool provenance = false;
   std::uint64_t provenance_commits = 0;
   std::uint64_t provenance_evicted = 0;
+  // Declared checks whose rows are sums over rows (checks/RowLedger): the
+  // keys whose rows are followed one by one and the rows held for them,
+  // and how the keys rechecked so far were read: by their changed rows, or
+  // whole (by the check's scoped SQL).
+  bool row_ledger = false;
+  std::uint64_t followed_keys = 0;
+  std::uint64_t followed_rows = 0;
+  std::uint64_t rechecked_by_rows = 0;
+  std::uint64_t rechecked_whole = 0;
 };
 
 }  // namespace seatwatch::metrics

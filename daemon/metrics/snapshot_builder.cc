@@ -159,6 +159,19 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
       "seatwatch_provenance_evicted_total",
       "Commits the incremental check's provenance cap evicted before their key was found clean: "
       "a violation then names fewer of the commits before it.");
+  auto followed = GaugeFamily(
+      "seatwatch_followed_keys",
+      "Keys of the declared incremental check whose rows it follows one by one: a recheck of "
+      "such a key reads only its rows that changed (hot keys, read whole twice within a minute).");
+  auto followed_rows = GaugeFamily(
+      "seatwatch_followed_rows",
+      "Rows the declared incremental check holds for the keys it follows (each row's part of "
+      "the check's counts and hashes).");
+  auto rechecks = CounterFamily(
+      "seatwatch_key_rechecks_total",
+      "Keys the incremental check rechecked, by how it read them: rows (only the rows that "
+      "changed, for a followed key in balance) or whole (the key's rows all read by its scoped "
+      "query).");
   auto mode = GaugeFamily("seatwatch_check_mode",
                           "1 for the incremental check's current mode: incremental (rechecks "
                           "the keys the change feed names) or full (reads everything).");
@@ -177,11 +190,20 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
       AddGauge(held, {{"check", check.name}}, static_cast<double>(status.provenance_commits));
       AddCounter(evicted, {{"check", check.name}}, static_cast<double>(status.provenance_evicted));
     }
+    if (status.row_ledger) {
+      AddGauge(followed, {{"check", check.name}}, static_cast<double>(status.followed_keys));
+      AddGauge(followed_rows, {{"check", check.name}}, static_cast<double>(status.followed_rows));
+      AddCounter(rechecks, {{"check", check.name}, {"read", "rows"}},
+                 static_cast<double>(status.rechecked_by_rows));
+      AddCounter(rechecks, {{"check", check.name}, {"read", "whole"}},
+                 static_cast<double>(status.rechecked_whole));
+    }
     for (const char* name : {"incremental", "full"}) {
       AddGauge(mode, {{"check", check.name}, {"mode", name}}, status.mode == name ? 1 : 0);
     }
   }
-  for (auto* family : {&dirty, &passes, &mismatches, &held, &evicted, &mode}) {
+  for (auto* family : {&dirty, &passes, &mismatches, &held, &evicted, &followed, &followed_rows,
+                       &rechecks, &mode}) {
     out.push_back(std::move(*family));
   }
 }

@@ -146,6 +146,15 @@ TEST_F(IncrementalModeTest, NoFalseAlarmDuringHundredsOfCorrectFlows) {
   double drain_cost = Sample(text, Passes("booking_reconciliation", "drain_cost"));
   EXPECT_LE(not_incremental, 10 * drain_cost) << PassesText(text);
   EXPECT_GT(max_dirty, 0) << "the rechecks did the work";
+  // Each event the load writes is read whole until it is hot, then
+  // followed by the rows that change (at 1 s, late in this load).
+  double by_rows = Sample(
+      text, "seatwatch_key_rechecks_total{check=\"booking_reconciliation\",read=\"rows\"}");
+  double whole = Sample(
+      text, "seatwatch_key_rechecks_total{check=\"booking_reconciliation\",read=\"whole\"}");
+  std::cerr << "keys rechecked by their rows " << by_rows << ", whole " << whole << "; followed "
+            << Sample(text, "seatwatch_followed_keys{check=\"booking_reconciliation\"}")
+            << " keys\n";
 
   // The inventory the rechecks built is the load's: every confirmed flow
   // sold, ticketed and paid, every abandoned hold lapsed.
@@ -210,6 +219,11 @@ TEST_F(IncrementalModeTest, BackstopsUnderLoadFindNoMismatch) {
             0);
 }
 
+std::map<std::string, double> FullPassSeries(const ScratchDatabase& db);
+std::map<std::string, double> ServedSeries(const std::string& text);
+std::string Diff(const std::map<std::string, double>& served,
+                 const std::map<std::string, double>& full);
+
 TEST_F(IncrementalModeTest, EachOfTheSixInvariantsInjectedDuringLoadIsReportedAndRepaired) {
   Open("sw_incr_six_injected");
   std::uint32_t seed = static_cast<std::uint32_t>(
@@ -224,11 +238,17 @@ TEST_F(IncrementalModeTest, EachOfTheSixInvariantsInjectedDuringLoadIsReportedAn
   for (const auto& v : violations) {
     if (!v.prepare_sql.empty()) db_->Exec(v.prepare_sql);
   }
-  IncrementalDaemon daemon(*db_);
+  // At the default interval: the load makes every event hot, and each
+  // violation lands in an event followed row by row, which must still be
+  // judged exactly (out of balance: read whole).
+  IncrementalDaemon daemon(*db_, "enabled = true\ninterval = \"200ms\"\n");
   ASSERT_TRUE(daemon.WaitIncremental(60s)) << daemon.Metrics() << daemon.process().Log();
   ASSERT_TRUE(testing::AllInvariantsOk(daemon.Metrics())) << "the prepared sales are correct";
 
   testing::BookingLoad load(*db_, kThreads, kFlows, seed);
+  // Until some events are hot enough to be followed row by row.
+  const std::string followed = "seatwatch_followed_keys{check=\"booking_reconciliation\"}";
+  WaitFor([&] { return Sample(daemon.Metrics(), followed) >= testing::kEvents / 2; }, 20s);
   auto injector = db_->Connect();
   std::vector<double> detect, repair;
   for (const auto& v : violations) {
@@ -285,9 +305,23 @@ TEST_F(IncrementalModeTest, EachOfTheSixInvariantsInjectedDuringLoadIsReportedAn
   // The claim is 3 s (p99); a loaded 2-core machine gets some slack.
   EXPECT_LE(worst, 5.0);
   std::string text = daemon.Metrics();
+  double by_rows = Sample(
+      text, "seatwatch_key_rechecks_total{check=\"booking_reconciliation\",read=\"rows\"}");
+  double whole = Sample(
+      text, "seatwatch_key_rechecks_total{check=\"booking_reconciliation\",read=\"whole\"}");
+  std::cerr << "keys rechecked by their rows " << by_rows << ", whole " << whole << "; followed "
+            << Sample(text, followed) << " keys\n";
+  EXPECT_GT(by_rows, 0);
   std::cerr << "full passes:\n" << PassesText(text);
   EXPECT_EQ(UnexpectedPasses(text, "booking_reconciliation"), 0) << PassesText(text);
   EXPECT_TRUE(daemon.WaitIncremental(15s)) << daemon.Metrics();
+  // What the followed events' rows add up to is what a full pass counts:
+  // the inventory, every seat, ticket and payment of them.
+  std::this_thread::sleep_for(1500ms);  // the load's abandoned holds lapse
+  std::map<std::string, double> full = FullPassSeries(*db_);
+  std::map<std::string, double> served;
+  EXPECT_TRUE(WaitFor([&] { return (served = ServedSeries(daemon.Metrics())) == full; }, 15s))
+      << Diff(served, full);
 }
 
 // What a full pass says, from queries/booking/reconciliation.sql run on the
@@ -347,7 +381,7 @@ std::string Diff(const std::map<std::string, double>& served,
 
 TEST_F(IncrementalModeTest, ServedSeriesEqualAFullPassAfterARandomWorkload) {
   Open("sw_incr_agreement");
-  IncrementalDaemon daemon(*db_);
+  IncrementalDaemon daemon(*db_, "enabled = true\ninterval = \"200ms\"\n");
   ASSERT_TRUE(daemon.WaitIncremental(60s)) << daemon.Metrics() << daemon.process().Log();
   std::uint32_t seed = static_cast<std::uint32_t>(
       std::chrono::system_clock::now().time_since_epoch().count());
@@ -442,6 +476,15 @@ TEST_F(IncrementalModeTest, ServedSeriesEqualAFullPassAfterARandomWorkload) {
             << "random writes)\n";
   EXPECT_GT(violations, 0) << "the random writes broke something";
   EXPECT_GE(full.size(), testing::kEvents * 7u);
+  // The hot events were followed row by row for most of it: the served
+  // series above are what the ledger made of their rows.
+  double by_rows = daemon.Value(
+      "seatwatch_key_rechecks_total{check=\"booking_reconciliation\",read=\"rows\"}");
+  double whole = daemon.Value(
+      "seatwatch_key_rechecks_total{check=\"booking_reconciliation\",read=\"whole\"}");
+  // Violated keys are read whole (out of balance), so few are read by
+  // their rows here: EachOfTheSixInvariants... follows balanced ones.
+  std::cerr << "keys rechecked by their rows " << by_rows << ", whole " << whole << "\n";
   // And it stays equal: nothing drifts on later cycles.
   std::this_thread::sleep_for(2500ms);
   EXPECT_EQ(Diff(ServedSeries(daemon.Metrics()), FullPassSeries(*db_)), "");

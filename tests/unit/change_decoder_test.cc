@@ -129,6 +129,57 @@ TEST(ChangeDecoderTest, IdentityFullYieldsOldKeys) {
   EXPECT_EQ(decoder.unmappable(), "");
 }
 
+using ByKey = std::map<std::string, std::set<TransactionChanges::Identity>>;
+using Identities = std::map<std::string, TransactionChanges::TableIdentities>;
+const std::vector<std::string> kSeatId = {"event_id", "seat"};
+const std::vector<std::string> kPaymentId = {"idempotency_key", "event_id"};
+
+// Which rows each transaction changed, by their replica identity: seats
+// under their primary key (DEFAULT), tickets and payments under an index.
+// A row that moved (ticket 8/B7 to 9/B1, payment pay-2 from event 8 to 7)
+// is named by its old identity under the old key and its new one under the
+// new key.
+TEST(ChangeDecoderTest, EachChangedRowIsNamedByItsReplicaIdentity) {
+  ChangeDecoder decoder = Decoded("update");
+  std::vector<TransactionChanges> committed = decoder.TakeCommitted();
+  ASSERT_EQ(committed.size(), 4u);
+  for (const auto& t : committed) EXPECT_TRUE(t.identities_complete);
+  EXPECT_EQ(committed[0].identities, (Identities{{"seats", {kSeatId, ByKey{{"7", {{"7", "A1"}}}}}}}));
+  EXPECT_EQ(committed[1].identities, (Identities{{"tickets", {kSeatId, ByKey{{"7", {{"7", "A2"}}}}}}}));
+  EXPECT_EQ(committed[2].identities,
+            (Identities{{"tickets", {kSeatId, ByKey{{"8", {{"8", "B7"}}}, {"9", {{"9", "B1"}}}}}}}));
+  EXPECT_EQ(committed[3].identities,
+            (Identities{{"payments", {kPaymentId, ByKey{{"8", {{"pay-2", "8"}}}, {"7", {{"pay-2", "7"}}}}}}}));
+  EXPECT_EQ(committed[2].identity_count, 2u);
+}
+
+TEST(ChangeDecoderTest, InsertsAndDeletesNameTheirRows) {
+  std::vector<TransactionChanges> inserted = Decoded("insert").TakeCommitted();
+  ASSERT_EQ(inserted.size(), 1u);
+  EXPECT_TRUE(inserted[0].identities_complete);
+  EXPECT_EQ(inserted[0].identities.at("tickets").by_key.at("7").size(), 1u);
+  EXPECT_EQ(inserted[0].identity_count, 4u);
+  std::vector<TransactionChanges> deleted = Decoded("delete").TakeCommitted();
+  ASSERT_EQ(deleted.size(), 2u);
+  EXPECT_EQ(deleted[1].identities, (Identities{{"payments", {kPaymentId, ByKey{{"7", {{"pay-1", "7"}}}}}}}));
+}
+
+// Under REPLICA IDENTITY FULL the old row is every column: it names no
+// single row, so the transactions say their keys only.
+TEST(ChangeDecoderTest, AnIdentityThatNamesNoSingleRowLeavesTheIdentitiesIncomplete) {
+  std::vector<TransactionChanges> committed = Decoded("identity_full").TakeCommitted();
+  ASSERT_EQ(committed.size(), 3u);
+  EXPECT_TRUE(committed[0].identities_complete);  // the insert, before FULL
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_FALSE(committed[i].identities_complete) << i;
+    EXPECT_TRUE(committed[i].identities.empty()) << i;
+  }
+  // A TRUNCATE names no row at all.
+  std::vector<TransactionChanges> truncated = Decoded("truncate").TakeCommitted();
+  ASSERT_EQ(truncated.size(), 2u);
+  for (const auto& t : truncated) EXPECT_FALSE(t.identities_complete);
+}
+
 TEST(ChangeDecoderTest, TruncateOfAWatchedTableIsUnmappable) {
   std::vector<CapturedMessage> m = LoadCapture("truncate");
   ChangeDecoder decoder = Decoded(m);
