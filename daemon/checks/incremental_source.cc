@@ -201,7 +201,8 @@ std::vector<std::uint32_t> IncrementalSource::Visible(
     CheckContext& context, const std::vector<std::uint32_t>& pending) const {
   if (pending.empty()) return {};
   auto invisible_rows =
-      context.queries.Run(context.tx, kVisibilitySql, {db::TextArrayLiteral(AsText(pending))});
+      context.queries.RunRepeated(context.tx, kVisibilitySql,
+                                  {db::TextArrayLiteral(AsText(pending))}, std::string());
   std::set<std::uint32_t> invisible;
   for (const auto& row : invisible_rows->values) {
     if (row.empty() || !row[0]) continue;
@@ -278,11 +279,12 @@ std::set<std::string> IncrementalSource::Followed(const std::set<std::string>& k
   std::size_t reads = 0;
   for (const auto& key : keys) {
     if (!row_ledger_->Has(key)) continue;
-    if (dirty.unknown.count(key) || rows_->carried().count(key)) {
+    bool unnamed = dirty.unknown.count(key) > 0;
+    if (unnamed || rows_->carried().count(key)) {
       log::Debug("rows of a followed key not all known: read whole",
                  {{"check", entry_.name}, {"key", key},
-                  {"why", dirty.unknown.count(key) ? "a transaction named not all its rows"
-                                                   : "an earlier recheck failed"}});
+                  {"why", unnamed ? "a transaction named not all its rows"
+                                  : "an earlier recheck failed"}});
       row_ledger_->Forget(key);
       continue;
     }
@@ -356,40 +358,43 @@ void IncrementalSource::Recheck(CheckContext& context, const std::set<std::strin
     if (followed.count(key) == 0) exact.insert(key);
   }
   try {
-    db::Rows merged;
-    merged.columns = rows_->columns();
+    // The followed keys' rows, made by the ledger in the full pass's
+    // columns; the others' as the scoped SQL returns them. Each set is
+    // applied to its own keys, so the scoped SQL may order its columns its
+    // own way either way.
+    std::set<std::string> by_rows;
+    db::Rows made;
+    made.columns = rows_->columns();
     if (!followed.empty()) {
       RowLedger::Statement read = row_ledger_->ReadStatement(to_read);
-      auto rows = context.queries.Run(context.tx, read.sql, read.params, SeenTag(visible));
+      auto rows = context.queries.RunRepeated(context.tx, read.sql, read.params, SeenTag(visible));
       bool proven = row_ledger_->ApplyRead(to_read, *rows);
       for (const auto& key : followed) {
-        auto kept = proven ? row_ledger_->RowsOf(key, merged.columns.size()) : std::nullopt;
+        auto kept = proven ? row_ledger_->RowsOf(key, made.columns.size()) : std::nullopt;
         if (!kept) {
           exact.insert(key);  // out of balance: read exactly
           continue;
         }
-        for (auto& row : *kept) merged.values.push_back(std::move(row));
+        by_rows.insert(key);
+        for (auto& row : *kept) made.values.push_back(std::move(row));
       }
     }
+    std::shared_ptr<const db::Rows> scoped;
     if (!exact.empty()) {
       std::vector<std::string> params;
       params.reserve(entry_.params.size() + 1);
       params.push_back(db::TextArrayLiteral(std::vector<std::string>(exact.begin(), exact.end())));
       params.insert(params.end(), entry_.params.begin(), entry_.params.end());
-      auto rows = context.queries.Run(context.tx, RowLimited(entry_.scoped_sql, entry_), params,
-                                      SeenTag(visible));
-      CheckRowLimit(*rows, entry_);
-      if (!followed.empty() && rows->columns != merged.columns) {
-        throw IncrementalMismatch("scoped_sql returns other columns than the full pass");
-      }
-      merged.columns = rows->columns;
-      for (const auto& row : rows->values) merged.values.push_back(row);
+      scoped = context.queries.Run(context.tx, RowLimited(entry_.scoped_sql, entry_), params,
+                                   SeenTag(visible));
+      CheckRowLimit(*scoped, entry_);
       SeedHot(context, exact, visible, now_unix);
     }
     rechecked_whole_ += exact.size();
-    rechecked_by_rows_ += keys.size() - exact.size();
+    rechecked_by_rows_ += by_rows.size();
     try {
-      rows_->ApplyRecheck(keys, merged);
+      if (!by_rows.empty()) rows_->ApplyRecheck(by_rows, made);
+      if (scoped) rows_->ApplyRecheck(exact, *scoped);
     } catch (const IncrementalMismatch& e) {
       Mismatch("scoped_sql", e);
     }

@@ -59,9 +59,15 @@ RowLedger::RowLedger(const declare::RowTerms& terms, std::size_t max_rows)
   for (const auto& kinds : kinds_) {
     // Flags are bits of one word: a table of more terms is read whole.
     if (kinds.size() > 64) unusable_ = true;
+    std::vector<int> flags;
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      if (kinds[i] == TermKind::kFlag) flags.push_back(static_cast<int>(i));
+    }
+    flag_terms_.push_back(std::move(flags));
   }
   term_width_ = std::max(term_width_, terms_.proofs.size());
   columns_.resize(terms_.tables.size());
+  owners_.resize(terms_.tables.size());
 }
 
 int RowLedger::TableIndex(const std::string& name) const {
@@ -125,10 +131,15 @@ std::vector<RowLedger::Statement> RowLedger::SeedStatements(
 
 RowLedger::Statement RowLedger::ReadStatement(const RowSet& rows) const {
   Statement statement;
-  for (const auto& [name, identities] : rows) {
-    int t = TableIndex(name);
-    if (t < 0 || identities.empty()) continue;
-    const auto& columns = columns_[static_cast<std::size_t>(t)];
+  // Every table, those with no row to read too (an empty list): one text
+  // whatever changed, which a session plans once (QueryCache::RunRepeated).
+  static const std::set<Identity> kNone;
+  for (std::size_t u = 0; u < names_.size(); ++u) {
+    int t = static_cast<int>(u);
+    const auto& columns = columns_[u];
+    if (columns.empty()) continue;
+    auto asked = rows.find(names_[u]);
+    const auto& identities = asked == rows.end() ? kNone : asked->second;
     // The identities as rows of the table's own type: each value is taken
     // by its column's input function, so the join compares like types and
     // keeps to the identity's index.
@@ -207,10 +218,8 @@ RowLedger::Parsed RowLedger::Parse(const Row& row, std::size_t t) const {
 void RowLedger::Count(Sums& sums, std::size_t t, const Parsed& row, int sign) const {
   const auto& table = terms_.tables[t];
   auto set = [&](int term) { return term >= 0 && (row.flags >> term) & 1; };
-  for (std::size_t i = 0; i < kinds_[t].size(); ++i) {
-    if (kinds_[t][i] == TermKind::kFlag && set(static_cast<int>(i))) {
-      sums.flags[static_cast<int>(i)] += sign;
-    }
+  for (int term : flag_terms_[t]) {
+    if (set(term)) sums.flags[term] += sign;
   }
   for (const auto& side : table.sides) {
     if (side.hash < 0 || !set(side.rows)) continue;
@@ -238,6 +247,7 @@ void RowLedger::Erase(KeyRows& key, std::size_t t, const Identity& identity) {
     if (--groups[group] == 0) groups.erase(group);
   }
   key.tables[t].erase(it);
+  owners_[t].erase(identity);
   --row_count_;
 }
 
@@ -251,7 +261,11 @@ void RowLedger::Store(const Row& row, std::size_t t, const std::string& key) {
     identity.push_back(*cell);
   }
   KeyRows& kept = it->second;
-  Erase(kept, t, identity);
+  // A row is in one key at a time: read under this key now, it has left
+  // whichever key held it before (that key is dirty too: the move named
+  // the row under both).
+  auto owner = owners_[t].find(identity);
+  if (owner != owners_[t].end()) Erase(owner->second->second, t, identity);
   Parsed parsed = Parse(row, t);
   Count(kept.sums[t], t, parsed, 1);
   for (const auto& expiry : terms_.tables[t].expiries) {
@@ -267,6 +281,7 @@ void RowLedger::Store(const Row& row, std::size_t t, const std::string& key) {
     for (int g : limit.groups) group.push_back(*Find(parsed.texts, g));
     ++kept.sums[t].groups[v][group];
   }
+  owners_[t].emplace(identity, it);
   kept.tables[t].emplace(std::move(identity), std::move(parsed));
   ++row_count_;
 }
@@ -285,6 +300,18 @@ void RowLedger::Touch(const std::string& key) {
   recency_.splice(recency_.begin(), recency_, it->second.recency);
 }
 
+int RowLedger::TableOf(const Row& row) const {
+  if (row.size() != kFirstId + id_width_ + term_width_ || !row[kTableColumn]) {
+    throw std::runtime_error("a read's row does not fit its statement");
+  }
+  int t = std::stoi(*row[kTableColumn]);
+  if (t == kProofTable) return t;
+  if (t < 0 || static_cast<std::size_t>(t) >= terms_.tables.size() || !row[kKeyColumn]) {
+    throw std::runtime_error("a read's row names no table or no key");
+  }
+  return t;
+}
+
 void RowLedger::ApplySeed(const std::set<std::string>& keys, const db::Rows& rows) {
   for (const auto& key : keys) {
     Forget(key);
@@ -292,13 +319,8 @@ void RowLedger::ApplySeed(const std::set<std::string>& keys, const db::Rows& row
   }
   try {
     for (const auto& row : rows.values) {
-      if (row.size() != kFirstId + id_width_ + term_width_ || !row[kTableColumn] || !row[kKeyColumn]) {
-        throw std::runtime_error("a seeding read's row does not fit its statement");
-      }
-      int t = std::stoi(*row[kTableColumn]);
-      if (t < 0 || static_cast<std::size_t>(t) >= terms_.tables.size()) {
-        throw std::runtime_error("a seeding read's row names no table");
-      }
+      int t = TableOf(row);
+      if (t == kProofTable) throw std::runtime_error("a seeding read's row names no table");
       if (keys.count(*row[kKeyColumn]) == 0) continue;
       Store(row, static_cast<std::size_t>(t), *row[kKeyColumn]);
     }
@@ -314,25 +336,21 @@ bool RowLedger::ApplyRead(const RowSet& asked, const db::Rows& rows) {
   for (const auto& [name, identities] : asked) {
     int t = TableIndex(name);
     if (t < 0) continue;
-    for (auto& [key, kept] : keys_) {
-      for (const auto& identity : identities) Erase(kept, static_cast<std::size_t>(t), identity);
+    auto& owners = owners_[static_cast<std::size_t>(t)];
+    for (const auto& identity : identities) {
+      auto owner = owners.find(identity);
+      if (owner != owners.end()) Erase(owner->second->second, static_cast<std::size_t>(t), identity);
     }
   }
   proofs_hold_ = terms_.proofs.empty();
   for (const auto& row : rows.values) {
-    if (row.size() != kFirstId + id_width_ + term_width_ || !row[kTableColumn]) {
-      throw std::runtime_error("a read's row does not fit its statement");
-    }
-    int t = std::stoi(*row[kTableColumn]);
+    int t = TableOf(row);
     if (t == kProofTable) {
       proofs_hold_ = true;
       for (std::size_t i = 0; i < terms_.proofs.size(); ++i) {
         proofs_hold_ = proofs_hold_ && Flag(row[kFirstId + id_width_ + i]);
       }
       continue;
-    }
-    if (t < 0 || static_cast<std::size_t>(t) >= terms_.tables.size() || !row[kKeyColumn]) {
-      throw std::runtime_error("a read's row names no table or no key");
     }
     Store(row, static_cast<std::size_t>(t), *row[kKeyColumn]);
   }
@@ -428,13 +446,17 @@ std::optional<std::vector<RowLedger::Row>> RowLedger::RowsOf(const std::string& 
 void RowLedger::Forget(const std::string& key) {
   auto it = keys_.find(key);
   if (it == keys_.end()) return;
-  for (const auto& table : it->second.tables) row_count_ -= table.size();
+  for (std::size_t t = 0; t < it->second.tables.size(); ++t) {
+    row_count_ -= it->second.tables[t].size();
+    for (const auto& [identity, parsed] : it->second.tables[t]) owners_[t].erase(identity);
+  }
   recency_.erase(it->second.recency);
   keys_.erase(it);
 }
 
 void RowLedger::Clear() {
   keys_.clear();
+  for (auto& owners : owners_) owners.clear();
   recency_.clear();
   row_count_ = 0;
 }

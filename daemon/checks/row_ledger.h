@@ -64,7 +64,9 @@ class RowLedger {
   // UNION of them is planned as a Parallel Append, whose workers cost more
   // to start than the key's rows take to read.
   std::vector<Statement> SeedStatements(const std::set<std::string>& keys) const;
-  // The rows `rows` names, then one row with the proofs.
+  // The rows `rows` names, then one row with the proofs: a branch for every
+  // table, in the terms' order, its identities as a JSON array (`[]` for a
+  // table with none asked), so that the text is the same every cycle.
   Statement ReadStatement(const RowSet& rows) const;
   // Rows the statements would pass to the database beyond this many make
   // the keys read whole instead.
@@ -120,6 +122,9 @@ class RowLedger {
   enum class TermKind : char { kFlag, kHash, kEpoch, kText };
 
   int TableIndex(const std::string& name) const;
+  // A read row's table (kProofTable for the proofs' row), once its shape
+  // is checked: throws std::runtime_error on a row that does not fit.
+  int TableOf(const Row& row) const;
   // One table's SELECT of its rows' terms, then `from` (its FROM and WHERE).
   std::string Branch(std::size_t table, const std::string& from) const;
   void Store(const Row& row, std::size_t table, const std::string& key);
@@ -132,6 +137,7 @@ class RowLedger {
 
   declare::RowTerms terms_;
   std::vector<std::vector<TermKind>> kinds_;  // per table, per term
+  std::vector<std::vector<int>> flag_terms_;  // per table: its kFlag terms
   // Per table: its at_most entries (index into terms_.violations).
   std::vector<std::vector<std::size_t>> limits_;
   std::vector<std::string> names_;                 // feed name per RowTerms table
@@ -140,6 +146,9 @@ class RowLedger {
   std::size_t term_width_ = 0;
   std::size_t max_rows_;
   std::map<std::string, KeyRows> keys_;
+  // Per table: which key holds each row, so that a read finds the rows it
+  // replaces without looking in every key.
+  std::vector<std::map<Identity, std::map<std::string, KeyRows>::iterator>> owners_;
   std::list<std::string> recency_;  // most recent first
   std::size_t row_count_ = 0;
   bool proofs_hold_ = true;

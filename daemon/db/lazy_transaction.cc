@@ -11,6 +11,7 @@ LazyTransaction::LazyTransaction(pqxx::transaction_base& open) : tx_(&open) {}
 
 pqxx::transaction_base& LazyTransaction::Get() {
   if (tx_) return *tx_;
+  DatabaseTimer timed(*this);
   try {
     owned_ = open_();
   } catch (...) {
@@ -23,7 +24,9 @@ pqxx::transaction_base& LazyTransaction::Get() {
 }
 
 void LazyTransaction::Commit() {
-  if (tx_) tx_->commit();
+  if (!tx_) return;
+  DatabaseTimer timed(*this);
+  tx_->commit();
 }
 
 }  // namespace seatwatch::db

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 
@@ -38,12 +39,38 @@ class LazyTransaction {
   // Commits what was begun; nothing when nothing was.
   void Commit();
 
+  // The time this transaction waited on the server: its BEGIN and
+  // settings, its COMMIT, and what callers counted (each statement, until
+  // its rows were read). The caller's own work between them is not.
+  double database_seconds() const { return database_seconds_; }
+  void CountDatabaseTime(double seconds) { database_seconds_ += seconds; }
+
  private:
   Open open_;
   Prepare prepare_;
   std::unique_ptr<pqxx::transaction_base> owned_;
   pqxx::transaction_base* tx_ = nullptr;
   bool failed_to_begin_ = false;
+  double database_seconds_ = 0;
+};
+
+// Counts the time from its making to the end of its scope, however the
+// scope ends (a statement that throws waited on the server too), as the
+// transaction's database time.
+class DatabaseTimer {
+ public:
+  explicit DatabaseTimer(LazyTransaction& tx)
+      : tx_(tx), start_(std::chrono::steady_clock::now()) {}
+  ~DatabaseTimer() {
+    tx_.CountDatabaseTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  }
+  DatabaseTimer(const DatabaseTimer&) = delete;
+  DatabaseTimer& operator=(const DatabaseTimer&) = delete;
+
+ private:
+  LazyTransaction& tx_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace seatwatch::db

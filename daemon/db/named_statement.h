@@ -13,11 +13,17 @@ namespace seatwatch::db {
 // first exec_prepared of each connection, so a session that reconnects
 // prepares it again by itself; naming it again is free.
 //
-// Only on a session that is always direct: a transaction pooler runs each
+// Only on a session known to be direct: a transaction pooler runs each
 // statement on whichever server connection is free, where the name is
-// unknown. The checks lanes may run through one and so stay on unnamed
-// statements; the change feed's plain session shares its DSN with the
+// unknown. The checks lanes may run through one, so they name a statement
+// only when their session's pooler probe said direct (QueryCache's
+// RunRepeated); the change feed's plain session shares its DSN with the
 // replication stream, which no transaction pooler passes.
-void PrepareOn(pqxx::connection& connection, const std::string& name, const std::string& sql);
+void PrepareOn(pqxx::connection_base& connection, const std::string& name, const std::string& sql);
+
+// A name for `sql` as a prepared statement: the same for the same text for
+// the life of the process, another for every other text (any session may
+// prepare it under that name). Thread-safe.
+std::string StatementName(const std::string& sql);
 
 }  // namespace seatwatch::db

@@ -3,6 +3,8 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
+#include "db/named_statement.h"
+
 namespace seatwatch::db {
 
 Rows QueryCache::RunUncached(pqxx::transaction_base& tx, const std::string& sql, const std::vector<std::string>& params) {
@@ -19,6 +21,18 @@ std::shared_ptr<const Rows> QueryCache::Run(LazyTransaction& tx, const std::stri
 std::shared_ptr<const Rows> QueryCache::Run(LazyTransaction& tx, const std::string& sql,
                                             const std::vector<std::string>& params,
                                             const std::string& tag) {
+  return Execute(tx, sql, params, tag, false);
+}
+
+std::shared_ptr<const Rows> QueryCache::RunRepeated(LazyTransaction& tx, const std::string& sql,
+                                                    const std::vector<std::string>& params,
+                                                    const std::string& tag) {
+  return Execute(tx, sql, params, tag, named_statements_);
+}
+
+std::shared_ptr<const Rows> QueryCache::Execute(LazyTransaction& tx, const std::string& sql,
+                                                const std::vector<std::string>& params,
+                                                const std::string& tag, bool named) {
   Key key{sql, params, tag};
   auto it = entries_.find(key);
   if (it != entries_.end()) {
@@ -27,7 +41,19 @@ std::shared_ptr<const Rows> QueryCache::Run(LazyTransaction& tx, const std::stri
   }
   Entry& entry = entries_[key];
   try {
-    entry.rows = std::make_shared<const Rows>(RunUncached(tx.Get(), sql, params));
+    pqxx::transaction_base& begun = tx.Get();
+    // The statement's round trip and the reading of its rows (the BEGIN
+    // counted itself).
+    DatabaseTimer timed(tx);
+    if (named) {
+      ++executions_;
+      std::string name = StatementName(sql);
+      PrepareOn(begun.conn(), name, sql);
+      entry.rows = std::make_shared<const Rows>(
+          ToRows(begun.exec_prepared(name, pqxx::prepare::make_dynamic_params(params))));
+    } else {
+      entry.rows = std::make_shared<const Rows>(RunUncached(begun, sql, params));
+    }
   } catch (...) {
     entry.error = std::current_exception();
     throw;

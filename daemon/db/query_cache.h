@@ -32,6 +32,18 @@ class QueryCache {
   // that a result is shared only by checks that agree on them.
   std::shared_ptr<const Rows> Run(LazyTransaction& tx, const std::string& sql,
                                   const std::vector<std::string>& params, const std::string& tag);
+  // The same for a statement that polls run again and again with other
+  // parameters (an incremental check's read of changed rows, every cycle):
+  // on a direct session it runs as a named prepared statement
+  // (db::PrepareOn), parsed and planned once per session, a generic plan
+  // after a few runs; through a pooler (named_statements(false)) as Run().
+  std::shared_ptr<const Rows> RunRepeated(LazyTransaction& tx, const std::string& sql,
+                                          const std::vector<std::string>& params,
+                                          const std::string& tag);
+
+  // Whether the poll's session keeps what it is told beyond a transaction
+  // (a direct session), so that RunRepeated may name its statements.
+  void set_named_statements(bool allowed) { named_statements_ = allowed; }
 
   // Runs without caching.
   Rows RunUncached(pqxx::transaction_base& tx, const std::string& sql,
@@ -45,8 +57,13 @@ class QueryCache {
     std::shared_ptr<const Rows> rows;
     std::exception_ptr error;
   };
+  std::shared_ptr<const Rows> Execute(LazyTransaction& tx, const std::string& sql,
+                                      const std::vector<std::string>& params,
+                                      const std::string& tag, bool named);
+
   std::map<Key, Entry> entries_;
   int executions_ = 0;
+  bool named_statements_ = false;
 };
 
 }  // namespace seatwatch::db

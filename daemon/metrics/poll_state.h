@@ -45,6 +45,10 @@ struct CheckStatus {
   bool has_run = false;
   bool success = false;
   double duration_seconds = 0;
+  // The part of the last run's duration spent waiting on the server (its
+  // transaction's BEGIN, statements and COMMIT), without seatwatch's own
+  // work between them: what the recheck budget counts.
+  double database_seconds = 0;
   double last_success_unix = 0;
   std::map<std::string, std::uint64_t> errors;  // reason -> failures so far
   std::string last_error;

@@ -59,6 +59,12 @@ RunOutcome RunCheckTransaction(pqxx::connection& connection, ScheduledCheck& ent
                          // transaction on a server connection opened for
                          // another client.
                          [&](pqxx::transaction_base& begun) { db::SetLocal(begun, own); });
+  // Whatever the outcome, the run's time on the server is what it was.
+  struct DatabaseTime {
+    db::LazyTransaction& tx;
+    ScheduledCheck& entry;
+    ~DatabaseTime() { entry.status.database_seconds = tx.database_seconds(); }
+  } database_time{tx, entry};
   try {
     checks::CheckContext context{tx, queries, std::chrono::system_clock::now()};
     metrics::CheckOutput output = entry.check->Run(context);

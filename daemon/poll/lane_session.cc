@@ -86,6 +86,8 @@ void LaneSession::RunDue(const config::Config& config, const std::vector<Schedul
       FailAll(rest, db::FailureReason::kConnection, e.what());
       break;
     }
+    // As the session was found when it connected (each connect probes).
+    queries.set_named_statements(!session_->pooled());
     bool may_retry = !ran_any && !retried;
     watchdog_->Arm(session_->shared_connection(), Silence(*due[i]->check, wanted),
                    Budget(*due[i]->check, wanted));

@@ -234,7 +234,7 @@ void Poller::HoldBackExpensiveRechecks(
     auto after = due[i]->check->incremental_status();
     if (!before[i] || !after || !WasRecheck(*before[i], *after)) continue;
     rechecked = true;
-    recheck_seconds += due[i]->status.duration_seconds;
+    recheck_seconds += due[i]->status.database_seconds;
   }
   if (!rechecked) return;
   Clock::time_point not_before = recheck_budget_.Record(start, recheck_seconds);

@@ -41,9 +41,10 @@ std::string RecheckBudget::RenderMetrics() const {
   std::vector<prometheus::MetricFamily> families;
   auto total = metrics::CounterFamily(
       "seatwatch_changes_recheck_seconds_total",
-      "Wall time the incremental checks' rechecks of changed keys took on the checks lane's "
-      "session (full passes not included): its rate is the share of that session they keep "
-      "busy, held to [changes] recheck_time_per_minute.");
+      "Wall time the incremental checks' rechecks of changed keys waited on the checks lane's "
+      "session (BEGIN, each statement until its rows were read, COMMIT; full passes not "
+      "included): its rate is the share of that session they keep busy, held to [changes] "
+      "recheck_time_per_minute.");
   metrics::AddCounter(total, {}, recheck_seconds_total_);
   families.push_back(std::move(total));
   families.push_back(metrics::SingleGauge(

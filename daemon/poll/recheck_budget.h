@@ -13,9 +13,11 @@ namespace seatwatch::poll {
 // reads each changed key whole (an event's seats, tickets and payments), so
 // its cost follows how big the hot keys are, not how much changed: a
 // stadium's on-sale at `interval = "200ms"` could keep the checks' session
-// busy most of the time. After a cycle whose rechecks took D seconds
-// (wall time on the checks lane's session, the statements and reading
-// their rows), the next cycle starts no sooner than
+// busy most of the time. After a cycle whose rechecks took D seconds of
+// the database (wall time waiting on the checks lane's session: BEGIN and
+// its settings, each statement until its rows were read, COMMIT; not
+// seatwatch's own work between them, which costs the server nothing but a
+// session idle in its transaction), the next cycle starts no sooner than
 //     D * 60 s / recheck_time_per_minute
 // after this one started, and never sooner than [changes] interval: so in
 // any minute the rechecks take at most the budget, plus the one cycle at its

@@ -18,6 +18,7 @@ void RecordSuccess(ScheduledCheck& entry, metrics::CheckOutput output, double du
   status.has_run = true;
   status.success = true;
   status.duration_seconds = duration_seconds;
+  status.database_seconds = 0;
   status.last_success_unix = now_unix;
   status.last_error.clear();
   status.last_reason.clear();
@@ -50,6 +51,7 @@ void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::s
   status.has_run = true;
   status.success = false;
   status.duration_seconds = duration_seconds;
+  status.database_seconds = 0;
   status.errors[label] += 1;
   status.last_error = text;
   status.last_reason = label;

@@ -20,7 +20,8 @@ struct ScheduledCheck {
 
 // Records one run's outcome: counters, timestamps, the output kept for the
 // next snapshot, and a log line only when the check changes state (failing,
-// recovered, or failing for a new reason).
+// recovered, or failing for a new reason). The run's database_seconds start
+// at zero: the caller that ran it in a transaction sets them.
 void RecordSuccess(ScheduledCheck& entry, metrics::CheckOutput output, double duration_seconds,
                    double now_unix);
 void RecordFailure(ScheduledCheck& entry, db::FailureReason reason, const std::string& message,

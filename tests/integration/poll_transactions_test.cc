@@ -27,6 +27,16 @@ using testing::ScratchDatabase;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// Two [[metric]] entries of a column n, each {name, SQL file}, and nothing else.
+config::Config TwoMetrics(const ScratchDatabase& db, const std::pair<std::string, std::string>& a,
+                          const std::pair<std::string, std::string>& b) {
+  std::string toml = "[locks]\nenabled = false\n[holds]\nenabled = false\n";
+  for (const auto& [name, sql] : {a, b}) {
+    toml += "[[metric]]\nname = \"" + name + "\"\nsql = \"" + sql + "\"\nvalue = \"n\"\n";
+  }
+  return testing::ConfigFromToml(toml, db.dsn());
+}
+
 TEST(PollTransactionsTest, AlterWaitsOnlyForTheCheckThatReadsItsTable) {
   ScratchDatabase db("sw_poll_tx_alter");
   db.Exec("INSERT INTO seats (event_id, seat) VALUES (1, 'A1')");
@@ -34,11 +44,8 @@ TEST(PollTransactionsTest, AlterWaitsOnlyForTheCheckThatReadsItsTable) {
   // seats for 1.5 s, then 3 s on another table.
   testing::WriteFile(dir + "/seats.sql", "SELECT count(*) AS n FROM seats, pg_sleep(1.5)");
   testing::WriteFile(dir + "/tickets.sql", "SELECT count(*) AS n FROM tickets, pg_sleep(3)");
-  config::Config config = testing::ConfigFromToml(
-      "[locks]\nenabled = false\n[holds]\nenabled = false\n"
-      "[[metric]]\nname = \"seats_slow\"\nsql = \"" + dir + "/seats.sql\"\nvalue = \"n\"\n"
-      "[[metric]]\nname = \"tickets_slow\"\nsql = \"" + dir + "/tickets.sql\"\nvalue = \"n\"\n",
-      db.dsn());
+  config::Config config = TwoMetrics(db, {"seats_slow", dir + "/seats.sql"},
+                                      {"tickets_slow", dir + "/tickets.sql"});
   metrics::SnapshotStore store;
   poll::Poller poller(config, checks::BuildChecks(config), store, "test");
 
@@ -75,6 +82,30 @@ TEST(PollTransactionsTest, AlterWaitsOnlyForTheCheckThatReadsItsTable) {
   EXPECT_GT(poll_took, 4.0);
   // At most the 1.5 s statement on seats, never the 3 s check after it.
   EXPECT_LT(alter_wait, 2.5) << "the ALTER queued behind the whole poll";
+}
+
+// What a run cost the database (the recheck budget counts it) is its
+// transaction's statements: the BEGIN, each statement until its rows were
+// read, the COMMIT. A check served whole from the poll's cache opened no
+// transaction and cost nothing.
+TEST(PollTransactionsTest, ARunsDatabaseTimeIsItsStatementsAlone) {
+  ScratchDatabase db("sw_poll_tx_db_time");
+  db.Exec("INSERT INTO seats (event_id, seat) VALUES (1, 'A1')");
+  std::string dir = testing::MakeTempDir("seatwatch-sql");
+  testing::WriteFile(dir + "/seats.sql", "SELECT count(*) AS n FROM seats, pg_sleep(0.3)");
+  config::Config config = TwoMetrics(db, {"seats_first", dir + "/seats.sql"},
+                                      {"seats_again", dir + "/seats.sql"});
+  metrics::SnapshotStore store;
+  poll::Poller poller(config, checks::BuildChecks(config), store, "test");
+  metrics::PollState state = poller.RunAllOnce();
+  ASSERT_EQ(state.checks.size(), 2u);
+  const auto& first = state.checks[0].name == "seats_first" ? state.checks[0] : state.checks[1];
+  const auto& again = state.checks[0].name == "seats_first" ? state.checks[1] : state.checks[0];
+  ASSERT_TRUE(first.success) << first.last_error;
+  ASSERT_TRUE(again.success) << again.last_error;
+  EXPECT_GE(first.database_seconds, 0.3);
+  EXPECT_LE(first.database_seconds, first.duration_seconds);
+  EXPECT_EQ(again.database_seconds, 0.0);
 }
 
 }  // namespace

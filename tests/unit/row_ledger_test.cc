@@ -214,11 +214,18 @@ TEST_F(RowLedgerTest, ARowGoneOutOfBalanceSendsTheKeyToTheExactRead) {
   // The ticket was deleted: asked for, not read back.
   RowLedger::RowSet asked{{"tickets", {{"7", "S1"}}}};
   RowLedger::Statement read = ledger_.ReadStatement(asked);
-  EXPECT_NE(read.sql.find("jsonb_populate_recordset(NULL::tickets, $1::jsonb)"),
+  // One parameter a table, in the terms' order; none asked of the others.
+  std::size_t tickets = TableNamed(terms_, "tickets");
+  EXPECT_NE(read.sql.find("jsonb_populate_recordset(NULL::tickets, $" +
+                          std::to_string(tickets + 1) + "::jsonb)"),
             std::string::npos)
       << read.sql;
-  ASSERT_EQ(read.params.size(), 1u);
-  EXPECT_EQ(read.params[0], R"([{"event_id":"7","seat":"S1"}])");
+  ASSERT_EQ(read.params.size(), 3u);
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(read.params[t], t == tickets ? R"([{"event_id":"7","seat":"S1"}])" : "[]");
+  }
+  // The same text whatever is asked: planned once by a session.
+  EXPECT_EQ(ledger_.ReadStatement({{"seats", {{"7", "S2"}}}}).sql, read.sql);
   EXPECT_TRUE(ledger_.ApplyRead(asked, Result({reads_.Proofs(true)})));
   EXPECT_EQ(ledger_.row_count(), 3u);
   EXPECT_FALSE(ledger_.RowsOf("7", 6).has_value());
@@ -272,6 +279,53 @@ TEST_F(RowLedgerTest, HoldsOverTheLimitAndTheNextExpiry) {
   EXPECT_TRUE(ledger_.Expired("7", 1795999999).empty());
   EXPECT_EQ(ledger_.Expired("7", 1796000001),
             (RowLedger::RowSet{{"seats", {{"7", "H3"}}}}));
+}
+
+TEST_F(RowLedgerTest, ARowIsInOneKeyAtATime) {
+  // Payments named by their idempotency key alone: a payment can move to
+  // another event under the same identity.
+  RowLedger ledger(terms_);
+  ledger.SetIdentityColumns("seats", {"event_id", "seat"});
+  ledger.SetIdentityColumns("tickets", {"event_id", "seat"});
+  ledger.SetIdentityColumns("payments", {"idempotency_key"});
+  std::map<int, std::string> sold = reads_.Side("seats", 0, "11");
+  sold[TallyFlag(terms_, "seats_sold")] = "true";
+  ledger.ApplySeed({"7"}, Result({reads_.Of("seats", "7", "7", "S1", sold),
+                                  reads_.Of("tickets", "7", "7", "S1", reads_.Side("tickets", 0, "11")),
+                                  reads_.Of("payments", "7", "p1", "", reads_.Side("payments", 0, "11"))}));
+  ledger.ApplySeed({"8"}, Result({reads_.Of("seats", "8", "8", "S1", Tally("seats_free"))}));
+  ASSERT_TRUE(ledger.RowsOf("7", 6).has_value());
+  EXPECT_EQ(ledger.row_count(), 4u);
+  // p1 now belongs to event 8, started again: 7 has lost its confirmed
+  // payment (out of balance), 8 holds it.
+  RowLedger::RowSet asked{{"payments", {{"p1"}}}};
+  ASSERT_TRUE(ledger.ApplyRead(
+      asked, Result({reads_.Of("payments", "8", "p1", "", Tally("payments_started")),
+                     reads_.Proofs(true)})));
+  EXPECT_EQ(ledger.row_count(), 4u);
+  EXPECT_FALSE(ledger.RowsOf("7", 6).has_value());
+  auto eight = ledger.RowsOf("8", 6);
+  ASSERT_TRUE(eight.has_value());
+  EXPECT_EQ(Tallies(*eight).at("payments_started"), "1");
+  // Read back under 7 as it was: 8 no longer counts it, 7 balances again.
+  ASSERT_TRUE(ledger.ApplyRead(
+      asked, Result({reads_.Of("payments", "7", "p1", "", reads_.Side("payments", 0, "11")),
+                     reads_.Proofs(true)})));
+  EXPECT_TRUE(ledger.RowsOf("7", 6).has_value());
+  EXPECT_EQ(Tallies(*ledger.RowsOf("8", 6)).at("payments_started"), "0");
+  // A key read whole takes the rows it holds from whichever key held them.
+  ledger.ApplySeed({"8"}, Result({reads_.Of("seats", "8", "8", "S1", Tally("seats_free")),
+                                  reads_.Of("payments", "8", "p1", "", Tally("payments_started"))}));
+  EXPECT_EQ(ledger.row_count(), 4u);
+  EXPECT_FALSE(ledger.RowsOf("7", 6).has_value());
+  // Forgetting a key forgets which rows it held: p1 read under 7 again is
+  // 7's alone.
+  ledger.Forget("8");
+  ASSERT_TRUE(ledger.ApplyRead(
+      asked, Result({reads_.Of("payments", "7", "p1", "", reads_.Side("payments", 0, "11")),
+                     reads_.Proofs(true)})));
+  EXPECT_EQ(ledger.row_count(), 3u);
+  EXPECT_TRUE(ledger.RowsOf("7", 6).has_value());
 }
 
 TEST_F(RowLedgerTest, TheLeastRecentlyReadKeysGoPastTheBound) {
