@@ -321,7 +321,7 @@ std::set<std::string> IncrementalSource::Followed(const std::set<std::string>& k
 }
 
 void IncrementalSource::SeedHot(CheckContext& context, const std::set<std::string>& exact,
-                                const std::vector<std::uint32_t>& visible, double now_unix) {
+                                const std::string& tag, double now_unix) {
   if (!row_ledger_) return;
   for (auto it = read_whole_.begin(); it != read_whole_.end();) {
     it = now_unix - it->second.second > kHotSeconds ? read_whole_.erase(it) : std::next(it);
@@ -343,7 +343,7 @@ void IncrementalSource::SeedHot(CheckContext& context, const std::set<std::strin
   log::Debug("following a hot key row by row", {{"check", entry_.name}, {"key", *hot.begin()}});
   db::Rows seeded;
   for (const auto& seed : row_ledger_->SeedStatements(hot)) {
-    auto rows = context.queries.Run(context.tx, seed.sql, seed.params, SeenTag(visible));
+    auto rows = context.queries.Run(context.tx, seed.sql, seed.params, tag);
     seeded.values.insert(seeded.values.end(), rows->values.begin(), rows->values.end());
   }
   row_ledger_->ApplySeed(hot, seeded);
@@ -357,6 +357,8 @@ void IncrementalSource::Recheck(CheckContext& context, const std::set<std::strin
   for (const auto& key : keys) {
     if (followed.count(key) == 0) exact.insert(key);
   }
+  // What the snapshot saw, naming every result of this recheck in the cache.
+  const std::string tag = SeenTag(visible);
   try {
     // The followed keys' rows, made by the ledger in the full pass's
     // columns; the others' as the scoped SQL returns them. Each set is
@@ -367,7 +369,7 @@ void IncrementalSource::Recheck(CheckContext& context, const std::set<std::strin
     made.columns = rows_->columns();
     if (!followed.empty()) {
       RowLedger::Statement read = row_ledger_->ReadStatement(to_read);
-      auto rows = context.queries.RunRepeated(context.tx, read.sql, read.params, SeenTag(visible));
+      auto rows = context.queries.RunRepeated(context.tx, read.sql, read.params, tag);
       bool proven = row_ledger_->ApplyRead(to_read, *rows);
       for (const auto& key : followed) {
         auto kept = proven ? row_ledger_->RowsOf(key, made.columns.size()) : std::nullopt;
@@ -385,10 +387,9 @@ void IncrementalSource::Recheck(CheckContext& context, const std::set<std::strin
       params.reserve(entry_.params.size() + 1);
       params.push_back(db::TextArrayLiteral(std::vector<std::string>(exact.begin(), exact.end())));
       params.insert(params.end(), entry_.params.begin(), entry_.params.end());
-      scoped = context.queries.Run(context.tx, RowLimited(entry_.scoped_sql, entry_), params,
-                                   SeenTag(visible));
+      scoped = context.queries.Run(context.tx, RowLimited(entry_.scoped_sql, entry_), params, tag);
       CheckRowLimit(*scoped, entry_);
-      SeedHot(context, exact, visible, now_unix);
+      SeedHot(context, exact, tag, now_unix);
     }
     rechecked_whole_ += exact.size();
     rechecked_by_rows_ += by_rows.size();

@@ -88,8 +88,9 @@ class IncrementalSource {
                                  RowLedger::RowSet& to_read);
   // Reads the hot keys of `exact` whole into the row ledger, in the
   // recheck's snapshot: keys read whole kHotReads times within kHotSeconds.
+  // `tag`: SeenTag of the recheck's visible xids.
   void SeedHot(CheckContext& context, const std::set<std::string>& exact,
-               const std::vector<std::uint32_t>& visible, double now_unix);
+               const std::string& tag, double now_unix);
   BoundRows Bound() const;
   // Counts and logs the backstop differences the feed has confirmed.
   void ReportMismatches();

@@ -7,12 +7,6 @@
 
 namespace seatwatch::db {
 
-Rows QueryCache::RunUncached(pqxx::transaction_base& tx, const std::string& sql, const std::vector<std::string>& params) {
-  ++executions_;
-  // Always the extended protocol: one statement per file, never a batch.
-  return ToRows(tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params)));
-}
-
 std::shared_ptr<const Rows> QueryCache::Run(LazyTransaction& tx, const std::string& sql,
                                             const std::vector<std::string>& params) {
   return Run(tx, sql, params, std::string());
@@ -45,14 +39,15 @@ std::shared_ptr<const Rows> QueryCache::Execute(LazyTransaction& tx, const std::
     // The statement's round trip and the reading of its rows (the BEGIN
     // counted itself).
     DatabaseTimer timed(tx);
+    ++executions_;
+    // Always the extended protocol: one statement per file, never a batch.
+    auto values = pqxx::prepare::make_dynamic_params(params);
     if (named) {
-      ++executions_;
       std::string name = StatementName(sql);
       PrepareOn(begun.conn(), name, sql);
-      entry.rows = std::make_shared<const Rows>(
-          ToRows(begun.exec_prepared(name, pqxx::prepare::make_dynamic_params(params))));
+      entry.rows = std::make_shared<const Rows>(ToRows(begun.exec_prepared(name, values)));
     } else {
-      entry.rows = std::make_shared<const Rows>(RunUncached(begun, sql, params));
+      entry.rows = std::make_shared<const Rows>(ToRows(begun.exec_params(sql, values)));
     }
   } catch (...) {
     entry.error = std::current_exception();

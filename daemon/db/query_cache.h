@@ -45,10 +45,6 @@ class QueryCache {
   // (a direct session), so that RunRepeated may name its statements.
   void set_named_statements(bool allowed) { named_statements_ = allowed; }
 
-  // Runs without caching.
-  Rows RunUncached(pqxx::transaction_base& tx, const std::string& sql,
-                   const std::vector<std::string>& params);
-
   int executions() const { return executions_; }
 
  private:

@@ -162,7 +162,7 @@ void AddIncrementalFamilies(const PollState& state, std::vector<prometheus::Metr
   auto followed = GaugeFamily(
       "seatwatch_followed_keys",
       "Keys of the declared incremental check whose rows it follows one by one: a recheck of "
-      "such a key reads only its rows that changed (hot keys, read whole twice within a minute).");
+      "such a key reads only its rows that changed (hot keys, read whole five times within a minute).");
   auto followed_rows = GaugeFamily(
       "seatwatch_followed_rows",
       "Rows the declared incremental check holds for the keys it follows (each row's part of "
